@@ -1,0 +1,24 @@
+# `make run`: set up, then lower an example to OpenCL and run it on the default device.
+# `make test`: set up, then run the whole test suite (lit + pytest).
+VENV := .venv
+BIN := $(VENV)/bin
+EXAMPLE ?= examples/matvec.mlir
+
+.PHONY: setup run test lit pytest clean
+
+setup:
+	@scripts/setup.sh
+
+run: setup
+	$(BIN)/mdh-opt $(EXAMPLE)
+
+test: setup lit pytest
+
+lit:
+	PATH=$(abspath $(BIN)):$$PATH $(BIN)/lit -sv lit_tests
+
+pytest:
+	$(BIN)/python -m pytest -q -x
+
+clean:
+	rm -rf $(VENV) *.egg-info lit_tests/**/Output

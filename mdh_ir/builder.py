@@ -1,0 +1,384 @@
+"""Build `mdh.compute` modules from Python.
+
+    from mdh_ir.builder import Input, Output, cc, pw, compute_module, f32
+
+    module = compute_module(
+        "matvec",
+        sizes={"i": 128, "k": 64},
+        inputs=[Input("M", f32, "i, k"), Input("v", f32, "k")],
+        outputs=[Output("w", f32, "i")],
+        scalar=lambda M, v: M * v,
+        combine=[cc, pw("add")],
+    )
+
+Views are written as affine expressions over the dimension names ("2*p + r, c"); an
+input with a list of views is read at several places (a stencil). Scalar and combine
+functions are Python functions over traced `Scalar`s: `+ - * /`, comparisons, and the
+helpers `select`, `maximum`, `minimum`, `exp`, `log`, `sqrt`, `absf`, `tanh`, `cast`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from xdsl.builder import Builder
+from xdsl.dialects import arith, func, math
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    Float32Type,
+    Float64Type,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+    StringAttr,
+    SymbolRefAttr,
+    f32,
+    f64,
+    i32,
+    i64,
+)
+from xdsl.ir import Attribute, Block, Region, SSAValue
+from xdsl.ir.affine import AffineExpr, AffineMap
+from xdsl.rewriter import InsertPoint
+
+from mdh_ir.affine import linear_results
+from mdh_ir.config import Config
+from mdh_ir.dialects.mdh import BUILTIN_COMBINES, Combine, ComputeOp, make_view
+
+__all__ = [
+    "Input", "Output", "Scalar", "cc", "pw", "ps", "compute_module", "select", "const", "maximum",
+    "minimum", "exp", "log", "sqrt", "absf", "tanh", "cast", "f32", "f64", "i32", "i64",
+]  # fmt: skip
+
+index = IndexType()
+
+
+@dataclass(frozen=True)
+class Input:
+    """An input buffer read through one or more views ("i, k" or ["i", "i+1"])."""
+
+    name: str
+    type: Attribute
+    views: str | Sequence[str]
+    boundary: str = "none"
+    shape: Sequence[int] | None = None
+    """The buffer's shape; derived from the views (largest index read + 1) if omitted."""
+
+    @property
+    def view_list(self) -> list[str]:
+        return [self.views] if isinstance(self.views, str) else list(self.views)
+
+
+@dataclass(frozen=True)
+class Output:
+    """An output buffer and its view (the kept dimensions, in buffer order)."""
+
+    name: str
+    type: Attribute
+    view: str
+
+
+@dataclass(frozen=True)
+class CombineSpec:
+    kind: str
+    func: str | Callable | None = None
+
+
+cc = CombineSpec("cc")
+
+
+def pw(f: str | Callable) -> CombineSpec:
+    """Point-wise combination with a builtin name ("add", "max", ...) or a function."""
+    return CombineSpec("pw", f)
+
+
+def ps(f: str | Callable) -> CombineSpec:
+    """Prefix-sum combination with a builtin name or a function."""
+    return CombineSpec("ps", f)
+
+
+# ---------------------------------------------------------------------------------------
+# Tracing scalar functions
+# ---------------------------------------------------------------------------------------
+
+
+def _is_float(t: Attribute) -> bool:
+    return isinstance(t, Float32Type | Float64Type)
+
+
+@dataclass(eq=False)
+class Scalar:
+    """A traced scalar value inside a function being built."""
+
+    value: SSAValue
+    builder: Builder = field(repr=False)
+
+    @property
+    def type(self) -> Attribute:
+        return self.value.type
+
+    def _emit(self, op) -> Scalar:
+        self.builder.insert(op)
+        return Scalar(op.results[0], self.builder)
+
+    def _lift(self, other: Scalar | float | int) -> Scalar:
+        if isinstance(other, Scalar):
+            return other
+        return const(self, other, self.type)
+
+    def _binary(self, other, float_op, int_op, swap: bool = False) -> Scalar:
+        a, b = self, self._lift(other)
+        if swap:
+            a, b = b, a
+        if a.type != b.type:
+            raise TypeError(f"operands of different types {a.type} and {b.type}; use cast()")
+        op = float_op if _is_float(a.type) else int_op
+        if op is None:
+            raise TypeError(f"operation not defined for {a.type}")
+        return self._emit(op(a.value, b.value))
+
+    def __add__(self, o):
+        return self._binary(o, arith.AddfOp, arith.AddiOp)
+
+    def __radd__(self, o):
+        return self._binary(o, arith.AddfOp, arith.AddiOp, True)
+
+    def __sub__(self, o):
+        return self._binary(o, arith.SubfOp, arith.SubiOp)
+
+    def __rsub__(self, o):
+        return self._binary(o, arith.SubfOp, arith.SubiOp, True)
+
+    def __mul__(self, o):
+        return self._binary(o, arith.MulfOp, arith.MuliOp)
+
+    def __rmul__(self, o):
+        return self._binary(o, arith.MulfOp, arith.MuliOp, True)
+
+    def __truediv__(self, o):
+        return self._binary(o, arith.DivfOp, arith.DivSIOp)
+
+    def __rtruediv__(self, o):
+        return self._binary(o, arith.DivfOp, arith.DivSIOp, True)
+
+    def __mod__(self, o):
+        return self._binary(o, None, arith.RemSIOp)
+
+    def __and__(self, o):
+        return self._binary(o, None, arith.AndIOp)
+
+    def __or__(self, o):
+        return self._binary(o, None, arith.OrIOp)
+
+    def __neg__(self):
+        if _is_float(self.type):
+            return self._emit(arith.NegfOp(self.value))
+        return self._lift(0) - self
+
+    def _compare(self, other, fpred: str, ipred: str) -> Scalar:
+        b = self._lift(other)
+        if _is_float(self.type):
+            return self._emit(arith.CmpfOp(self.value, b.value, fpred))
+        return self._emit(arith.CmpiOp(self.value, b.value, ipred))
+
+    def __lt__(self, o):
+        return self._compare(o, "olt", "slt")
+
+    def __le__(self, o):
+        return self._compare(o, "ole", "sle")
+
+    def __gt__(self, o):
+        return self._compare(o, "ogt", "sgt")
+
+    def __ge__(self, o):
+        return self._compare(o, "oge", "sge")
+
+    def eq(self, o) -> Scalar:
+        return self._compare(o, "oeq", "eq")
+
+    def ne(self, o) -> Scalar:
+        return self._compare(o, "one", "ne")
+
+
+def select(cond: Scalar, a: Scalar | float | int, b: Scalar | float | int, type: Attribute | None = None) -> Scalar:
+    """`a` where `cond` holds, else `b`; give `type` when both are Python numbers."""
+    ref = a if isinstance(a, Scalar) else b
+    if not isinstance(ref, Scalar):
+        if type is None:
+            raise TypeError("select of two numbers needs type=")
+        ref = a = const(cond, a, type)
+    a, b = ref._lift(a), ref._lift(b)
+    return cond._emit(arith.SelectOp(cond.value, a.value, b.value))
+
+
+def const(like: Scalar, value: float | int, type: Attribute) -> Scalar:
+    """A constant of `type` in the function that `like` belongs to."""
+    if _is_float(type):
+        return like._emit(arith.ConstantOp(FloatAttr(float(value), type)))  # type: ignore
+    return like._emit(arith.ConstantOp.from_int_and_width(int(value), type))  # type: ignore
+
+
+def maximum(a: Scalar, b: Scalar | float | int) -> Scalar:
+    return a._binary(b, arith.MaximumfOp, arith.MaxSIOp)
+
+
+def minimum(a: Scalar, b: Scalar | float | int) -> Scalar:
+    return a._binary(b, arith.MinimumfOp, arith.MinSIOp)
+
+
+def _unary(op_type):
+    def apply(x: Scalar) -> Scalar:
+        return x._emit(op_type(x.value))
+
+    apply.__name__ = op_type.__name__
+    return apply
+
+
+exp = _unary(math.ExpOp)
+log = _unary(math.LogOp)
+sqrt = _unary(math.SqrtOp)
+absf = _unary(math.AbsFOp)
+tanh = _unary(math.TanhOp)
+
+
+def cast(x: Scalar, to: Attribute) -> Scalar:
+    """Convert between f32, f64, i32, i64 and index."""
+    src = x.type
+    if src == to:
+        return x
+    if isinstance(src, IndexType):
+        return cast(x._emit(arith.IndexCastOp(x.value, to if isinstance(to, IntegerType) else i64)), to)
+    if isinstance(to, IndexType):
+        return x._emit(arith.IndexCastOp(cast(x, i64).value, index))
+    if _is_float(src) and _is_float(to):
+        wider = to == f64
+        return x._emit((arith.ExtFOp if wider else arith.TruncFOp)(x.value, to))
+    if _is_float(to):
+        return x._emit(arith.SIToFPOp(x.value, to))
+    if _is_float(src):
+        return x._emit(arith.FPToSIOp(x.value, to))
+    assert isinstance(src, IntegerType) and isinstance(to, IntegerType)
+    wider = to.width.data > src.width.data
+    return x._emit((arith.ExtSIOp if wider else arith.TruncIOp)(x.value, to))
+
+
+def trace_function(
+    name: str, arg_types: Sequence[Attribute], body: Callable, result_types: Sequence[Attribute]
+) -> func.FuncOp:
+    """A `func.func @name` whose body is `body` applied to traced arguments."""
+    block = Block(arg_types=arg_types)
+    builder = Builder(InsertPoint.at_end(block))
+    results = body(*[Scalar(a, builder) for a in block.args])
+    if not isinstance(results, tuple | list):
+        results = (results,)
+    values = [r if isinstance(r, Scalar) else Scalar(block.args[0], builder)._lift(r) for r in results]
+    got = [v.type for v in values]
+    if got != list(result_types):
+        raise TypeError(f"@{name} returns {got}, expected {list(result_types)}")
+    builder.insert(func.ReturnOp(*[v.value for v in values]))
+    return func.FuncOp(name, (arg_types, result_types), Region(block))
+
+
+# ---------------------------------------------------------------------------------------
+# Building the module
+# ---------------------------------------------------------------------------------------
+
+
+def parse_view(text: str, dims: Sequence[str]) -> AffineMap:
+    """`"2*p + r, c"` over `dims` as an affine map."""
+    names = {n: AffineExpr.dimension(i) for i, n in enumerate(dims)}
+    results = eval(f"({text},)", {"__builtins__": {}}, names) if text.strip() else ()
+    exprs = [r if isinstance(r, AffineExpr) else AffineExpr.constant(int(r)) for r in results]
+    return AffineMap(len(dims), 0, tuple(exprs))
+
+
+def _input_shape(inp: Input, maps: list[AffineMap], sizes: list[int]) -> list[int]:
+    if inp.shape is not None:
+        return list(inp.shape)
+    if inp.boundary != "none":
+        raise ValueError(f"input {inp.name}: give its shape when it has a boundary mode")
+    shape = []
+    for axis in range(len(maps[0].results)):
+        highs = []
+        for m in maps:
+            form = linear_results(m)[axis]  # type: ignore[index]
+            highs.append(form.range_over([0] * len(sizes), [n - 1 for n in sizes])[1])
+        shape.append(max(highs) + 1)
+    return shape
+
+
+def _combine(
+    spec: CombineSpec, d: int, name: str, out_types: list[Attribute], funcs: list[func.FuncOp]
+) -> Combine:
+    if spec.kind == "cc":
+        return Combine("cc")
+    if isinstance(spec.func, str):
+        if spec.func not in BUILTIN_COMBINES:
+            raise ValueError(f"unknown builtin combine {spec.func!r}")
+        return Combine(spec.kind, spec.func, True)
+    fname = f"{name}_combine{d}"
+    funcs.append(trace_function(fname, out_types * 2, spec.func, out_types))  # type: ignore
+    return Combine(spec.kind, fname)
+
+
+def compute_module(
+    name: str,
+    sizes: dict[str, int],
+    inputs: Sequence[Input],
+    outputs: Sequence[Output],
+    scalar: Callable,
+    combine: Sequence[CombineSpec],
+    indices: bool = False,
+    config: Config | None = None,
+) -> ModuleOp:
+    """A module with the scalar/combine functions and `func.func @name` holding the op.
+
+    With `indices=True` the scalar function also receives the point's indices.
+    """
+    dims, extents = list(sizes), list(sizes.values())
+    in_maps = [[parse_view(v, dims) for v in inp.view_list] for inp in inputs]
+    out_maps = [parse_view(o.view, dims) for o in outputs]
+    out_types = [o.type for o in outputs]
+    scalar_types = [inp.type for inp, maps in zip(inputs, in_maps) for _ in maps]
+    funcs = [
+        trace_function(
+            f"{name}_f", scalar_types + [index] * (len(dims) if indices else 0), scalar, out_types
+        )
+    ]
+    combines = [_combine(c, d, name, out_types, funcs) for d, c in enumerate(combine)]
+    in_types = [
+        MemRefType(inp.type, _input_shape(inp, maps, extents)) for inp, maps in zip(inputs, in_maps)
+    ]
+    res_types = [
+        MemRefType(o.type, [extents[e.position] for e in m.results])  # type: ignore[attr-defined]
+        for o, m in zip(outputs, out_maps)
+    ]
+    props: dict[str, Attribute] = {
+        "inp_view": make_view(in_maps),
+        "md_hom": DictionaryAttr(
+            {
+                "scalar_func": SymbolRefAttr(f"{name}_f"),
+                "combine_ops": ArrayAttr([c.to_attr() for c in combines]),
+            }
+        ),
+        "out_view": make_view([[m] for m in out_maps]),
+        "inp_types": ArrayAttr([inp.type for inp in inputs]),
+        "mda_size": ArrayAttr([IntegerAttr(n, 64) for n in extents]),
+        "out_types": ArrayAttr(out_types),
+    }
+    if any(inp.boundary != "none" for inp in inputs):
+        props["boundary"] = ArrayAttr([StringAttr(inp.boundary) for inp in inputs])
+    if config is not None:
+        props["config"] = config.to_attr()
+    block = Block(arg_types=in_types)
+    op = ComputeOp(name, block.args, props, res_types)
+    block.add_ops([op, func.ReturnOp(*op.results)])
+    host = func.FuncOp(name, (in_types, res_types), Region(block))
+    module = ModuleOp([*funcs, host])
+    module.verify()
+    return module

@@ -1,0 +1,256 @@
+"""The verification rules of `mdh.compute` (DESIGN.md section 2).
+
+Every error names the op (`mdh.compute "name"`), the offending attribute and the reason.
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    ArrayAttr,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    StringAttr,
+    SymbolRefAttr,
+)
+from xdsl.ir import Attribute
+from xdsl.utils.exceptions import VerifyException
+
+from mdh_ir.affine import dim_of, linear_results
+from mdh_ir.dialects.mdh import (
+    BOUNDARY_MODES,
+    INTEGER_ONLY_COMBINES,
+    Combine,
+    ComputeOp,
+    index_args_allowed,
+    is_scalar_type,
+)
+
+
+class _Checker:
+    def __init__(self, op: ComputeOp):
+        self.op = op
+
+    def fail(self, attr: str, reason: str) -> None:
+        raise VerifyException(f'mdh.compute "{self.op.comp_name.data}": {attr}: {reason}')
+
+    def run(self) -> None:
+        op = self.op
+        sizes = self.check_sizes()
+        self.check_types("inp_types", op.inp_types, len(op.inputs), "input buffers")
+        self.check_types("out_types", op.out_types, len(op.outputs), "results")
+        combines = self.check_combines(len(sizes))
+        self.check_operand_types()
+        boundaries = self.check_boundary()
+        self.check_input_views(sizes, boundaries)
+        self.check_output_views(sizes, combines)
+        self.check_scalar_func()
+        self.check_combine_funcs(combines)
+        if op.config is not None:
+            from mdh_ir.config import Config, ConfigError
+
+            try:
+                Config.from_attr(op.config, op)
+            except ConfigError as e:
+                self.fail("config", str(e))
+
+    def check_sizes(self) -> list[int]:
+        sizes = []
+        for a in self.op.mda_size.data:
+            if not isinstance(a, IntegerAttr) or a.value.data < 1:
+                self.fail("mda_size", f"sizes must be positive integers, got {a}")
+            sizes.append(a.value.data)  # type: ignore[union-attr]
+        if not sizes:
+            self.fail("mda_size", "at least one dimension is required")
+        return sizes
+
+    def check_types(self, attr: str, types: ArrayAttr, expected: int, what: str) -> None:
+        if len(types.data) != expected:
+            self.fail(attr, f"{len(types.data)} types for {expected} {what}")
+        for t in types.data:
+            if not is_scalar_type(t):
+                self.fail(attr, f"unsupported element type {t} (expected f32, f64, i32 or i64)")
+
+    def check_operand_types(self) -> None:
+        op = self.op
+        pairs = [("inp_types", "input", v.type, t) for v, t in zip(op.inputs, op.inp_types.data)]
+        pairs += [("out_types", "result", v.type, t) for v, t in zip(op.outputs, op.out_types.data)]
+        for i, (attr, what, mtype, elem) in enumerate(pairs):
+            assert isinstance(mtype, MemRefType)
+            if mtype.element_type != elem:
+                self.fail(attr, f"{what} type {mtype} does not have element type {elem}")
+            if any(d < 0 for d in mtype.get_shape()):
+                self.fail(attr, f"{what} type {mtype} must have a static shape")
+
+    def check_combines(self, rank: int) -> list[Combine]:
+        md_hom = self.op.md_hom.data
+        if set(md_hom) != {"scalar_func", "combine_ops"}:
+            self.fail("md_hom", "expected exactly the keys scalar_func and combine_ops")
+        func = md_hom["scalar_func"]
+        if not isinstance(func, SymbolRefAttr) or func.nested_references:
+            self.fail("md_hom", f"scalar_func must be a function symbol, got {func}")
+        ops = md_hom["combine_ops"]
+        if not isinstance(ops, ArrayAttr) or len(ops.data) != rank:
+            n = len(ops.data) if isinstance(ops, ArrayAttr) else "no list of"
+            self.fail("md_hom", f"{n} combine operators for {rank} dimensions")
+        combines = []
+        for a in ops.data:  # type: ignore[union-attr]
+            try:
+                combines.append(Combine.from_attr(a))
+            except VerifyException as e:
+                self.fail("md_hom", str(e))
+        ints = all(isinstance(t, IntegerType) for t in self.op.out_types.data)
+        for c in combines:
+            if c.builtin and c.func in INTEGER_ONLY_COMBINES and not ints:
+                self.fail("md_hom", f'builtin combine "{c.func}" needs integer outputs')
+        return combines
+
+    def check_boundary(self) -> list[str]:
+        b = self.op.boundary
+        if b is None:
+            return ["none"] * len(self.op.inputs)
+        modes = [a.data if isinstance(a, StringAttr) else None for a in b.data]
+        if len(modes) != len(self.op.inputs):
+            self.fail("boundary", f"{len(modes)} entries for {len(self.op.inputs)} input buffers")
+        for m in modes:
+            if m not in BOUNDARY_MODES:
+                self.fail("boundary", f"unknown mode {m!r} (expected one of {list(BOUNDARY_MODES)})")
+        return modes  # type: ignore[return-value]
+
+    def view_maps(self, attr: str, view: ArrayAttr, count: int, what: str, rank: int):
+        if len(view.data) != count:
+            self.fail(attr, f"{len(view.data)} entries for {count} {what}")
+        result = []
+        for b, accesses in enumerate(view.data):
+            if not isinstance(accesses, ArrayAttr) or not accesses.data:
+                self.fail(attr, f"entry {b} must be a non-empty list of affine maps")
+            maps = []
+            for m in accesses.data:  # type: ignore[union-attr]
+                if not isinstance(m, AffineMapAttr):
+                    self.fail(attr, f"entry {b}: expected an affine map, got {m}")
+                amap = m.data  # type: ignore[union-attr]
+                if amap.num_dims != rank or amap.num_symbols:
+                    self.fail(
+                        attr,
+                        f"entry {b}: map {amap} has {amap.num_dims} dimensions and "
+                        f"{amap.num_symbols} symbols; expected {rank} dimensions (mda_size)",
+                    )
+                maps.append(amap)
+            result.append(maps)
+        return result
+
+    def check_input_views(self, sizes: list[int], boundaries: list[str]) -> None:
+        op = self.op
+        views = self.view_maps("inp_view", op.inp_view, len(op.inputs), "input buffers", len(sizes))
+        for b, (maps, value) in enumerate(zip(views, op.inputs)):
+            shape = value.type.get_shape()  # type: ignore[attr-defined]
+            for amap in maps:
+                if len(amap.results) != len(shape):
+                    self.fail(
+                        "inp_view",
+                        f"buffer {b}: map {amap} has {len(amap.results)} results for a "
+                        f"rank-{len(shape)} buffer",
+                    )
+                forms = linear_results(amap)
+                if forms is None:
+                    self.fail(
+                        "inp_view",
+                        f"buffer {b}: map {amap} is not linear (mod, floordiv and ceildiv "
+                        "are not supported)",
+                    )
+                if boundaries[b] != "none":
+                    continue
+                for axis, (form, extent) in enumerate(zip(forms, shape)):  # type: ignore
+                    lo, hi = form.range_over([0] * len(sizes), [n - 1 for n in sizes])
+                    if lo < 0 or hi >= extent:
+                        self.fail(
+                            "inp_view",
+                            f"buffer {b}: map {amap} reads index {lo if lo < 0 else hi} of "
+                            f"axis {axis} (size {extent}); set a boundary mode to allow it",
+                        )
+
+    def check_output_views(self, sizes: list[int], combines: list[Combine]) -> None:
+        op = self.op
+        views = self.view_maps("out_view", op.out_view, len(op.outputs), "results", len(sizes))
+        kept = sorted(d for d, c in enumerate(combines) if c.kind != "pw")
+        for j, (maps, value) in enumerate(zip(views, op.outputs)):
+            if len(maps) != 1:
+                self.fail("out_view", f"result {j}: exactly one map per output buffer")
+            amap = maps[0]
+            dims = [dim_of(e) for e in amap.results]
+            if None in dims:
+                self.fail("out_view", f"result {j}: map {amap} results must be plain dimensions")
+            for d in dims:
+                if combines[d].kind == "pw":  # type: ignore[index]
+                    self.fail(
+                        "out_view",
+                        f"result {j}: map {amap} keeps dimension d{d}, which is combined "
+                        f"with {combines[d]}",  # type: ignore[index]
+                    )
+            if sorted(dims) != kept:  # type: ignore[type-var]
+                lost = [f"d{d}" for d in kept if d not in dims]
+                self.fail(
+                    "out_view",
+                    f"result {j}: map {amap} must keep every cc/ps dimension exactly once"
+                    + (f" (drops {', '.join(lost)})" if lost else " (repeats one)"),
+                )
+            expected = [sizes[d] for d in dims]  # type: ignore[index]
+            if list(value.type.get_shape()) != expected:  # type: ignore[attr-defined]
+                self.fail(
+                    "out_types",
+                    f"result {j} has type {value.type}, but its view gives shape {expected}",
+                )
+
+    def check_scalar_func(self) -> None:
+        op = self.op
+        name = op.scalar_func
+        if op.parent_op() is None:
+            return
+        func = op.lookup_func(name)
+        if func is None:
+            self.fail("md_hom", f"scalar_func @{name} is not a func.func in this module")
+        scalars: list[Attribute] = [
+            t for t, maps in zip(op.inp_types.data, op.input_maps) for _ in maps
+        ]
+        ftype = func.function_type  # type: ignore[union-attr]
+        inputs = list(ftype.inputs.data)
+        if inputs != scalars and not (
+            inputs[: len(scalars)] == scalars
+            and index_args_allowed(func, len(scalars), op.rank)  # type: ignore[arg-type]
+        ):
+            self.fail(
+                "md_hom",
+                f"scalar_func @{name} takes ({', '.join(map(str, inputs))}); expected one "
+                f"argument per input access ({', '.join(map(str, scalars))}), optionally "
+                f"followed by {op.rank} index arguments",
+            )
+        if list(ftype.outputs.data) != list(op.out_types.data):
+            self.fail(
+                "md_hom",
+                f"scalar_func @{name} returns ({', '.join(map(str, ftype.outputs.data))}); "
+                f"expected out_types ({', '.join(map(str, op.out_types.data))})",
+            )
+
+    def check_combine_funcs(self, combines: list[Combine]) -> None:
+        op = self.op
+        if op.parent_op() is None:
+            return
+        outs = list(op.out_types.data)
+        for c in combines:
+            if c.kind == "cc" or c.builtin:
+                continue
+            func = op.lookup_func(c.func)  # type: ignore[arg-type]
+            if func is None:
+                self.fail("md_hom", f"combine function @{c.func} is not a func.func in this module")
+            ftype = func.function_type  # type: ignore[union-attr]
+            if list(ftype.inputs.data) != outs + outs or list(ftype.outputs.data) != outs:
+                sig = ", ".join(map(str, outs))
+                self.fail(
+                    "md_hom",
+                    f"combine function @{c.func} must have type ({sig}, {sig}) -> ({sig})",
+                )
+
+
+def verify_compute(op: ComputeOp) -> None:
+    _Checker(op).run()

@@ -1,0 +1,1 @@
+"""Reference semantics of `mdh.compute`: the oracle every lowering is tested against."""

@@ -1,0 +1,223 @@
+"""The reference semantics of `mdh.compute`, evaluated with numpy.
+
+For an op with sizes N_1..N_D, scalar function f and combine operators ⊛_1..⊛_D:
+
+1. at every point x of the iteration space, read each input access (view map applied to
+   x; outside the buffer, the buffer's boundary mode decides the value) and evaluate
+   f(reads..., [x]) to one value per output buffer;
+2. reduce every `pw(g)` dimension with g (g must be associative and commutative: any
+   order and bracketing is allowed), then scan every `ps(g)` dimension in index order
+   with g (inclusive prefix; g must be associative);
+3. write the result of each point of the kept (`cc`/`ps`) dimensions to each output
+   buffer at the position its output view gives.
+
+Large spaces are evaluated in pieces using the homomorphism property itself: a piece
+split along dimension d recombines by concatenation (cc), by g (pw) or by carrying the
+last prefix into the second half (ps).
+
+Boundary modes for a read at index j of an axis of size n: `clamp` reads min(max(j,0),n-1),
+`zero` reads 0, `wrap` reads j mod n, `mirror` reflects without repeating the edge
+(-1 -> 1, n -> n-2).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+from xdsl.dialects.builtin import ModuleOp
+
+from mdh_ir.affine import linear_results
+from mdh_ir.dialects.mdh import Combine, ComputeOp
+from mdh_ir.semantics.scalar_eval import FuncEvaluator, numpy_dtype
+
+Values = tuple[np.ndarray, ...]
+Binary = Callable[[Values, Values], Values]
+
+_BUILTINS: dict[str, Callable] = {
+    "add": np.add,
+    "mul": np.multiply,
+    "max": np.maximum,
+    "min": np.minimum,
+    "and": np.bitwise_and,
+    "or": np.bitwise_or,
+    "xor": np.bitwise_xor,
+}
+
+
+def boundary_index(j: np.ndarray, n: int, mode: str) -> tuple[np.ndarray, np.ndarray | None]:
+    """The index actually read for logical index `j`, and (for `zero`) the in-bounds mask."""
+    if mode == "clamp":
+        return np.clip(j, 0, n - 1), None
+    if mode == "wrap":
+        return np.mod(j, n), None
+    if mode == "mirror":
+        if n == 1:
+            return np.zeros_like(j), None
+        period = 2 * (n - 1)
+        r = np.mod(j, period)
+        return np.where(r < n, r, period - r), None
+    if mode == "zero":
+        inside = (j >= 0) & (j < n)
+        return np.clip(j, 0, n - 1), inside
+    return j, None
+
+
+class ReferenceEvaluator:
+    """Evaluates one `mdh.compute` op on numpy arrays."""
+
+    def __init__(self, op: ComputeOp, promote: bool = True, chunk_points: int = 1 << 21):
+        module = op.get_toplevel_object()
+        assert isinstance(module, ModuleOp), "the op must be inside a module"
+        self.op = op
+        self.funcs = FuncEvaluator(module, promote)
+        self.sizes = op.sizes
+        self.combines = op.combines
+        self.access_forms = [[linear_results(m) for m in maps] for maps in op.input_maps]
+        self.out_types = [self.funcs.dtype(t) for t in op.output_element_types]
+        self.with_indices = len(self._scalar_args_template()) < len(
+            self.funcs.funcs[op.scalar_func].function_type.inputs.data
+        )
+        self.chunk_points = chunk_points
+
+    def _scalar_args_template(self) -> list[tuple[int, int]]:
+        return [(b, a) for b, forms in enumerate(self.access_forms) for a in range(len(forms))]
+
+    def combine_fn(self, c: Combine) -> Binary:
+        if c.builtin:
+            f = _BUILTINS[c.func]  # type: ignore[index]
+            return lambda x, y: tuple(f(a, b) for a, b in zip(x, y))
+        name = c.func
+        return lambda x, y: tuple(self.funcs.call(name, [*x, *y]))  # type: ignore[arg-type]
+
+    def __call__(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+        inputs = [np.asarray(x) for x in inputs]
+        for x, v in zip(inputs, self.op.inputs):
+            expected = tuple(v.type.get_shape())  # type: ignore[attr-defined]
+            if x.shape != expected:
+                raise ValueError(f"input of shape {x.shape}, expected {expected}")
+        self.inputs = inputs
+        ranges = [(0, n) for n in self.sizes]
+        result = self.piece(ranges)
+        outputs = []
+        kept = [d for d, c in enumerate(self.combines) if c.kind != "pw"]
+        pw_axes = tuple(d for d, c in enumerate(self.combines) if c.kind == "pw")
+        for value, amap in zip(result, self.op.output_maps):
+            value = np.squeeze(value, axis=pw_axes) if pw_axes else value
+            dims = [e.position for e in amap.results]  # type: ignore[attr-defined]
+            outputs.append(np.ascontiguousarray(np.transpose(value, [kept.index(d) for d in dims])))
+        return outputs
+
+    def piece(self, ranges: list[tuple[int, int]]) -> Values:
+        """The result of the sub-space `ranges`, pw dims reduced to extent 1."""
+        extents = [hi - lo for lo, hi in ranges]
+        if int(np.prod(extents)) <= self.chunk_points:
+            return self.direct(ranges)
+        d = int(np.argmax(extents))
+        lo, hi = ranges[d]
+        mid = (lo + hi) // 2
+        a = self.piece(ranges[:d] + [(lo, mid)] + ranges[d + 1 :])
+        b = self.piece(ranges[:d] + [(mid, hi)] + ranges[d + 1 :])
+        c = self.combines[d]
+        if c.kind == "cc":
+            return tuple(np.concatenate([x, y], axis=d) for x, y in zip(a, b))
+        g = self.combine_fn(c)
+        if c.kind == "pw":
+            return g(a, b)
+        carry = tuple(np.take(x, [-1], axis=d) for x in a)
+        return tuple(np.concatenate([x, y], axis=d) for x, y in zip(a, g(carry, b)))
+
+    def direct(self, ranges: list[tuple[int, int]]) -> Values:
+        rank = len(ranges)
+        grids = [
+            np.arange(lo, hi).reshape([-1 if e == d else 1 for e in range(rank)])
+            for d, (lo, hi) in enumerate(ranges)
+        ]
+        args = []
+        for buf, forms, mode in zip(self.inputs, self.access_forms, self.op.boundaries):
+            for form in forms:
+                args.append(self.read(buf, form, grids, mode))  # type: ignore[arg-type]
+        if self.with_indices:
+            args += grids
+        values = self.funcs.call(self.op.scalar_func, args)
+        shape = [hi - lo for lo, hi in ranges]
+        values = tuple(
+            np.broadcast_to(np.asarray(v, dtype=t), shape) for v, t in zip(values, self.out_types)
+        )
+        for d, c in enumerate(self.combines):
+            if c.kind == "pw":
+                values = reduce_axis(values, d, self.combine_fn(c))
+        for d, c in enumerate(self.combines):
+            if c.kind == "ps":
+                values = scan_axis(values, d, self.combine_fn(c))
+        return values
+
+    def read(self, buf: np.ndarray, forms, grids, mode: str) -> np.ndarray:
+        index, mask = [], None
+        for form, n in zip(forms, buf.shape):
+            j = form.const + sum(c * g for c, g in zip(form.coeffs, grids) if c)
+            j, inside = boundary_index(np.asarray(j), n, mode)
+            index.append(j)
+            if inside is not None:
+                mask = inside if mask is None else mask & inside
+        value = buf[tuple(index)] if index else buf[()]
+        return value if mask is None else np.where(mask, value, 0)
+
+
+def reduce_axis(values: Values, axis: int, g: Binary) -> Values:
+    """Reduce `axis` to extent 1 with g by pairwise combination (order kept)."""
+    while values[0].shape[axis] > 1:
+        n = values[0].shape[axis]
+        even = tuple(np.take(v, range(0, n - 1, 2), axis=axis) for v in values)
+        odd = tuple(np.take(v, range(1, n, 2), axis=axis) for v in values)
+        paired = g(even, odd)
+        if n % 2:
+            last = tuple(np.take(v, [n - 1], axis=axis) for v in values)
+            paired = tuple(np.concatenate([p, x], axis=axis) for p, x in zip(paired, last))
+        values = paired
+    return values
+
+
+def scan_axis(values: Values, axis: int, g: Binary) -> Values:
+    """Inclusive prefix along `axis` with g (Hillis-Steele, order kept)."""
+    n = values[0].shape[axis]
+    step = 1
+    while step < n:
+        head = tuple(np.take(v, range(step), axis=axis) for v in values)
+        left = tuple(np.take(v, range(0, n - step), axis=axis) for v in values)
+        right = tuple(np.take(v, range(step, n), axis=axis) for v in values)
+        values = tuple(np.concatenate([h, s], axis=axis) for h, s in zip(head, g(left, right)))
+        step *= 2
+    return values
+
+
+def find_compute(module: ModuleOp) -> ComputeOp:
+    ops = [op for op in module.walk() if isinstance(op, ComputeOp)]
+    if len(ops) != 1:
+        raise ValueError(f"expected one mdh.compute in the module, found {len(ops)}")
+    return ops[0]
+
+
+def evaluate(
+    target: ModuleOp | ComputeOp, inputs: Sequence[np.ndarray], promote: bool = True
+) -> list[np.ndarray]:
+    """Outputs of the (single) `mdh.compute` of `target` on `inputs`.
+
+    With `promote` (the default), f32 arithmetic runs in f64: the oracle for float32
+    results. Integers keep their declared width.
+    """
+    op = find_compute(target) if isinstance(target, ModuleOp) else target
+    return ReferenceEvaluator(op, promote)(inputs)
+
+
+def random_inputs(op: ComputeOp, rng: np.random.Generator) -> list[np.ndarray]:
+    """Random inputs for `op`: floats in [-1, 1), integers in [-8, 8)."""
+    arrays = []
+    for v, t in zip(op.inputs, op.input_element_types):
+        dtype = numpy_dtype(t)
+        shape = v.type.get_shape()  # type: ignore[attr-defined]
+        if dtype.kind == "f":
+            arrays.append(rng.uniform(-1, 1, shape).astype(dtype))
+        else:
+            arrays.append(rng.integers(-8, 8, shape).astype(dtype))
+    return arrays

@@ -1,0 +1,1 @@
+"""Command-line tools: mdh-opt, mdh-run, mdh-tune."""

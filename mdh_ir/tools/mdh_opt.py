@@ -1,0 +1,101 @@
+"""`mdh-opt`: xdsl-opt with the mdh_ir dialects, passes and the `opencl` target.
+
+    mdh-opt f.mlir                       # parse, verify, print
+    mdh-opt f.mlir -p mdh-default-config,mdh-tile
+    mdh-opt --lower-to-opencl f.mlir     # OpenCL kernels + launch description
+    cat f.mlir | mdh-opt -o out.mlir
+
+Malformed or invalid input gives one line `file:line:col: error: reason` on stderr and
+exit status 1; nothing is written to the output file then.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from io import StringIO
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass, PassPipeline
+from xdsl.xdsl_opt_main import xDSLOptMain
+
+from mdh_ir.tools.diagnostics import MDHError, diagnose, load_module, verify_located
+
+
+class MDHOptMain(xDSLOptMain):
+    def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
+        super().register_all_arguments(arg_parser)
+        arg_parser.add_argument(
+            "--lower-to-opencl",
+            action="store_true",
+            help="run the whole lowering pipeline and print the OpenCL program",
+        )
+
+    def setup_pipeline(self) -> None:
+        if self.args.lower_to_opencl:
+            self.args.passes = ",".join(p for p in (self.args.passes, "lower-to-opencl") if p)
+            self.args.target = "opencl"
+
+        def verify_between(_prev: ModulePass | None, module: ModuleOp, _next) -> None:
+            if _prev is not None and not self.args.disable_verify:
+                verify_located(module)
+
+        self.pipeline = PassPipeline.parse_spec(
+            self.available_passes, self.args.passes, verify_between
+        )
+
+    def input_chunks(self, name: str) -> list[tuple[str | bytes, int]]:
+        if self.args.input_file is None:
+            data = sys.stdin.buffer.read()
+        else:
+            with open(self.args.input_file, "rb") as f:
+                data = f.read()
+        if not self.args.split_input_file:
+            return [(data, 0)]
+        chunks, offset = [], 0
+        for chunk in data.split(b"// -----"):
+            chunks.append((chunk, offset))
+            offset += chunk.count(b"\n")
+        return chunks
+
+    def process(self, text: str | bytes, offset: int, name: str) -> str:
+        prefix = "\n" * offset
+        if isinstance(text, bytes):
+            text = prefix.encode() + text
+        else:
+            text = prefix + text
+        module = load_module(self.ctx, text, name)
+        self.apply_passes(module)
+        return self.output_resulting_program(module)
+
+    def run(self) -> None:
+        name = self.get_input_name()
+        try:
+            chunks = self.input_chunks(name)
+        except OSError as e:
+            print(f"{name}: error: cannot read input: {e.strerror}", file=sys.stderr)
+            sys.exit(1)
+        out, failed = StringIO(), False
+        for i, (text, offset) in enumerate(chunks):
+            if i:
+                out.write("// -----\n")
+            try:
+                out.write(self.process(text, offset, name))
+            except (MDHError, Exception) as e:  # noqa: BLE001 - every failure is a diagnostic
+                print(diagnose(e, name), file=sys.stderr)
+                failed = True
+        if failed:
+            sys.exit(1)
+        if self.args.output_file is None:
+            sys.stdout.write(out.getvalue())
+        else:
+            with open(self.args.output_file, "w") as f:
+                f.write(out.getvalue())
+
+
+def main() -> None:
+    MDHOptMain(description="mdh_ir optimizer driver").run()
+
+
+if __name__ == "__main__":
+    main()

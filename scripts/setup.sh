@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Create the virtual environment, install mdh_ir with its test tools, and make sure an
+# OpenCL platform exists (Debian's PoCL when none is found). Idempotent.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PYTHON=${PYTHON:-python3}
+if [ ! -x .venv/bin/python ]; then
+  "$PYTHON" -m venv .venv
+fi
+stamp=.venv/.installed
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+  .venv/bin/python -m pip install -q --upgrade pip
+  .venv/bin/python -m pip install -q -e '.[test]'
+  touch "$stamp"
+fi
+has_platform() {
+  .venv/bin/python -c 'import pyopencl as cl, sys; sys.exit(0 if cl.get_platforms() else 1)' 2>/dev/null
+}
+if ! has_platform; then
+  echo "setup: no OpenCL platform found; installing PoCL (Debian pocl-opencl-icd)" >&2
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq pocl-opencl-icd ocl-icd-libopencl1 >/dev/null
+  has_platform || { echo "setup: still no OpenCL platform after installing PoCL" >&2; exit 1; }
+fi
