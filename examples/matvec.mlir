@@ -1,3 +1,4 @@
+// Matrix-vector product: w[i] = sum_k M[i,k] * v[k]  (md_hom: *, (cc, +)).
 func.func @mul(%a: f32, %b: f32) -> f32 {
   %r = arith.mulf %a, %b : f32
   func.return %r : f32

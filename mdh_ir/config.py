@@ -97,6 +97,14 @@ def _tuples(value: Any) -> Any:
     return tuple(_tuples(v) for v in value) if isinstance(value, list) else value
 
 
+def _is_permutation(value: Any, n: int) -> bool:
+    return (
+        isinstance(value, list)
+        and all(isinstance(v, int) for v in value)
+        and sorted(value) == list(range(n))
+    )
+
+
 class _Shape:
     """Checks each key's value against the op's number of dims and buffers."""
 
@@ -145,13 +153,13 @@ class _Shape:
         for layer in value:
             self.list_of(key, layer, self.inputs, "permutations (one per input buffer)")
             for perm, rank in zip(layer, self.buffer_ranks):
-                if not isinstance(perm, list) or sorted(perm) != list(range(rank)):
+                if not _is_permutation(perm, rank):
                     raise ConfigError(f"{key}: {perm!r} is not a permutation of {rank} axes")
 
     def check_loop_order(self, key: str, value: Any) -> None:
         self.list_of(key, value, 2, "lists ([lt layer], [pt layer])")
         for perm in value:
-            if not isinstance(perm, list) or sorted(perm) != list(range(self.rank)):
+            if not _is_permutation(perm, self.rank):
                 raise ConfigError(f"{key}: {perm!r} is not a permutation of {self.rank} dims")
 
     def check_combine_layer(self, key: str, value: Any) -> None:

@@ -2,6 +2,8 @@
 
 from xdsl.universe import Universe
 
+from mdh_ir.passes import ALL_PASSES
+
 
 def _mdh():
     from mdh_ir.dialects.mdh import MDH
@@ -9,4 +11,20 @@ def _mdh():
     return MDH
 
 
-UNIVERSE = Universe(all_dialects={"mdh": _mdh})
+def _lowlevel():
+    from mdh_ir.dialects.lowlevel import LowLevel
+
+    return LowLevel
+
+
+def _opencl():
+    from mdh_ir.emit_opencl import OpenCLTarget
+
+    return OpenCLTarget
+
+
+UNIVERSE = Universe(
+    all_dialects={"mdh": _mdh, "lowlevel": _lowlevel},
+    all_passes=ALL_PASSES,
+    all_targets={"opencl": _opencl},
+)

@@ -39,6 +39,7 @@ from xdsl.ir.affine import AffineMap
 from xdsl.irdl import (
     IRDLOperation,
     ParametrizedAttribute,
+    VerificationContext,
     irdl_attr_definition,
     irdl_op_definition,
     opt_prop_def,
@@ -163,27 +164,29 @@ class ConfigAttr(ParametrizedAttribute):
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
         def parse_value() -> Attribute:
-            if (i := parser.parse_optional_integer()) is not None:
+            if (i := parser.parse_optional_integer(allow_boolean=False)) is not None:
                 return IntegerAttr(i, 64)
             if (s := parser.parse_optional_identifier_or_str_literal()) is not None:
                 return StringAttr(s)
-            items = parser.parse_comma_separated_list(
+            items = parser.parse_optional_comma_separated_list(
                 parser.Delimiter.SQUARE, parse_value, " in configuration value"
             )
+            if items is None:
+                parser.raise_error("#mdh.config: a value is an integer, a string or a list")
             return ArrayAttr(items)
 
-        def parse_entry() -> tuple[str, Attribute]:
-            key = parser.parse_identifier(" for a configuration key")
-            parser.parse_punctuation("=")
-            return key, parse_value()
+        entries: dict[str, Attribute] = {}
 
-        entries = parser.parse_comma_separated_list(
-            parser.Delimiter.ANGLE, parse_entry, " in #mdh.config"
-        )
-        keys = [k for k, _ in entries]
-        if len(set(keys)) != len(keys):
-            parser.raise_error("#mdh.config: a key is given twice")
-        return (DictionaryAttr(dict(entries)),)
+        def parse_entry() -> None:
+            pos = parser.pos
+            key = parser.parse_identifier(" for a configuration key")
+            if key in entries:
+                parser.raise_error(f"#mdh.config: key '{key}' is given twice", at_position=pos)
+            parser.parse_punctuation("=")
+            entries[key] = parse_value()
+
+        parser.parse_comma_separated_list(parser.Delimiter.ANGLE, parse_entry, " in #mdh.config")
+        return (DictionaryAttr(entries),)
 
     def print_parameters(self, printer: Printer) -> None:
         def print_value(attr: Attribute) -> None:
@@ -316,19 +319,7 @@ class ComputeOp(IRDLOperation):
         comp_name = parser.parse_str_literal(" (the computation's name)")
         props: dict[str, Attribute] = {}
         for allowed in cls.ASSEMBLY_KEYS:
-            pos = parser.pos
-            entries = parser.parse_optional_attr_dict()
-            for key, value in entries.items():
-                if key not in allowed:
-                    parser.raise_error(
-                        f"mdh.compute: unexpected key '{key}' in this dictionary "
-                        f"(allowed: {', '.join(allowed)})",
-                        at_position=pos,
-                    )
-                props[key] = value
-        missing = [k for k in REQUIRED_KEYS if k not in props]
-        if missing:
-            parser.raise_error(f"mdh.compute: missing {', '.join(missing)}")
+            cls._parse_dictionary(parser, allowed, props)
         operands = parser.parse_comma_separated_list(
             parser.Delimiter.PAREN, parser.parse_unresolved_operand, " in mdh.compute inputs"
         )
@@ -342,6 +333,40 @@ class ComputeOp(IRDLOperation):
             )
         inputs = parser.resolve_operands(operands, ftype.inputs.data, parser.pos)
         return cls(comp_name, inputs, props, ftype.outputs.data)
+
+    @classmethod
+    def _parse_dictionary(
+        cls, parser: Parser, allowed: tuple[str, ...], props: dict[str, Attribute]
+    ) -> None:
+        """One `{key = value, ...}` of the custom syntax into `props`; errors point at
+        the offending key or value, or at the dictionary for a missing key."""
+        start = parser.pos
+        definitions = cls.get_irdl_definition().properties
+
+        def parse_entry() -> None:
+            pos = parser.pos
+            key = parser.parse_identifier(" (a key of mdh.compute)")
+            if key not in allowed:
+                parser.raise_error(
+                    f"mdh.compute: unexpected key '{key}' in this dictionary "
+                    f"(allowed: {', '.join(allowed)})",
+                    at_position=pos,
+                )
+            if key in props:
+                parser.raise_error(f"mdh.compute: key '{key}' is given twice", at_position=pos)
+            parser.parse_punctuation("=")
+            pos = parser.pos
+            value = parser.parse_attribute()
+            try:
+                definitions[key].constr.verify(value, VerificationContext())
+            except VerifyException as e:
+                parser.raise_error(f"mdh.compute: {key}: {e}", at_position=pos)
+            props[key] = value
+
+        parser.parse_comma_separated_list(parser.Delimiter.BRACES, parse_entry, " in mdh.compute")
+        missing = [k for k in allowed if k in REQUIRED_KEYS and k not in props]
+        if missing:
+            parser.raise_error(f"mdh.compute: missing {', '.join(missing)}", at_position=start)
 
     def print(self, printer: Printer) -> None:
         printer.print_string(" ")

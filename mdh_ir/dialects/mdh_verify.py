@@ -91,8 +91,9 @@ class _Checker:
         if not isinstance(func, SymbolRefAttr) or func.nested_references:
             self.fail("md_hom", f"scalar_func must be a function symbol, got {func}")
         ops = md_hom["combine_ops"]
-        if not isinstance(ops, ArrayAttr) or len(ops.data) != rank:
-            n = len(ops.data) if isinstance(ops, ArrayAttr) else "no list of"
+        if not isinstance(ops, ArrayAttr):
+            self.fail("md_hom", f"combine_ops must be a list, got {ops}")
+        if (n := len(ops.data)) != rank:  # type: ignore[union-attr]
             self.fail("md_hom", f"{n} combine operators for {rank} dimensions")
         combines = []
         for a in ops.data:  # type: ignore[union-attr]
@@ -110,13 +111,12 @@ class _Checker:
         b = self.op.boundary
         if b is None:
             return ["none"] * len(self.op.inputs)
-        modes = [a.data if isinstance(a, StringAttr) else None for a in b.data]
-        if len(modes) != len(self.op.inputs):
-            self.fail("boundary", f"{len(modes)} entries for {len(self.op.inputs)} input buffers")
-        for m in modes:
-            if m not in BOUNDARY_MODES:
-                self.fail("boundary", f"unknown mode {m!r} (expected one of {list(BOUNDARY_MODES)})")
-        return modes  # type: ignore[return-value]
+        if len(b.data) != len(self.op.inputs):
+            self.fail("boundary", f"{len(b.data)} entries for {len(self.op.inputs)} input buffers")
+        for a in b.data:
+            if not isinstance(a, StringAttr) or a.data not in BOUNDARY_MODES:
+                self.fail("boundary", f"unknown mode {a} (expected one of {list(BOUNDARY_MODES)})")
+        return [a.data for a in b.data]  # type: ignore[attr-defined]
 
     def view_maps(self, attr: str, view: ArrayAttr, count: int, what: str, rank: int):
         if len(view.data) != count:

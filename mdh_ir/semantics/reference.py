@@ -105,7 +105,7 @@ class ReferenceEvaluator:
         for value, amap in zip(result, self.op.output_maps):
             value = np.squeeze(value, axis=pw_axes) if pw_axes else value
             dims = [e.position for e in amap.results]  # type: ignore[attr-defined]
-            outputs.append(np.ascontiguousarray(np.transpose(value, [kept.index(d) for d in dims])))
+            outputs.append(np.transpose(value, [kept.index(d) for d in dims]).copy())
         return outputs
 
     def piece(self, ranges: list[tuple[int, int]]) -> Values:

@@ -11,18 +11,13 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr
-from xdsl.ir import Operation
-from xdsl.parser import Parser
+from xdsl.ir import Operation, SSAValue
+from xdsl.irdl import AttributeInvT
+from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.utils.exceptions import DiagnosticException, ParseError
-from xdsl.utils.lexer import Input
+from xdsl.utils.lexer import Span
 
-
-class MDHError(DiagnosticException):
-    """A user-facing error about an op: a pass refusing it, a rule it breaks."""
-
-    def __init__(self, message: str, op: Operation | None = None):
-        super().__init__(message)
-        self.op = op
+from mdh_ir.errors import MDHError
 
 
 @dataclass
@@ -41,14 +36,44 @@ def _line_col(content: str, pos: int) -> tuple[int, int]:
 
 
 class LocatingParser(Parser):
-    """A parser that stores each op's `file:line:col` in its `location`."""
+    """A parser that stores each op's `file:line:col` in its `location`.
+
+    It also points two errors that xDSL reports late at their cause: an unknown op name
+    (xDSL: the token after the name) and a value used but never defined (xDSL: the end
+    of the input).
+    """
+
+    def __init__(self, ctx: Context, text: str, name: str):
+        super().__init__(ctx, text, name)
+        self.op_start = 0
+        self.first_uses: dict[str, Span] = {}
+
+    def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
+        try:
+            return super().parse_module(allow_implicit_module)
+        except ParseError as e:
+            if not e.msg.startswith("values used but not defined"):
+                raise
+            name = next(iter(self.forward_ssa_references))
+            self.raise_error(f"value %{name} is used but never defined", self.first_uses[name])
 
     def parse_operation(self) -> Operation:
-        start = self._current_token.span.start
+        start = self.op_start = self._current_token.span.start
         op = super().parse_operation()
         line, col = _line_col(self.lexer.input.content, start)
         op.location = FileLineColLoc(StringAttr(self.lexer.input.name), IntAttr(line), IntAttr(col))
         return op
+
+    def _get_op_by_name(self, name: str) -> type[Operation]:
+        op_type = self.ctx.get_optional_op(name, dialect_stack=self._parser_state.dialect_stack)
+        if op_type is None:
+            self.raise_error(f"Operation {name} is not registered", self.op_start)
+        return op_type
+
+    def resolve_operand(self, operand: UnresolvedOperand, type: AttributeInvT) -> SSAValue:
+        if operand.operand_name not in self.ssa_values:
+            self.first_uses.setdefault(operand.operand_name, operand.span)
+        return super().resolve_operand(operand, type)
 
 
 def where(op: Operation | None, fallback: str) -> str:
@@ -75,10 +100,12 @@ def load_module(ctx: Context, text: str | bytes, name: str) -> ModuleOp:
         try:
             text = text.decode("utf-8")
         except UnicodeDecodeError as e:
-            line, col = _line_col(text[: e.start].decode("utf-8", "replace"), e.start)
+            valid = text[: e.start].decode("utf-8")
+            line, col = _line_col(valid, len(valid))
             raise MDHError(f"{name}:{line}:{col}: input is not valid UTF-8") from None
     if not any(line.strip() and not line.strip().startswith("//") for line in text.splitlines()):
-        raise MDHError(f"{name}:1:1: the input holds no operation")
+        line, col = _line_col(text, len(text) - len(text.lstrip()))
+        raise MDHError(f"{name}:{line}:{col}: the input holds no operation")
     parser = LocatingParser(ctx, text, name)
     try:
         module = parser.parse_module()

@@ -17,6 +17,7 @@ from io import StringIO
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass, PassPipeline
+from xdsl.utils.exceptions import ArgSpecParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from mdh_ir.tools.diagnostics import MDHError, diagnose, load_module, verify_located
@@ -40,9 +41,13 @@ class MDHOptMain(xDSLOptMain):
             if _prev is not None and not self.args.disable_verify:
                 verify_located(module)
 
-        self.pipeline = PassPipeline.parse_spec(
-            self.available_passes, self.args.passes, verify_between
-        )
+        try:
+            self.pipeline = PassPipeline.parse_spec(
+                self.available_passes, self.args.passes, verify_between
+            )
+        except (ValueError, ArgSpecParseError) as e:
+            print(f"mdh-opt: error: -p: {' '.join(str(e).split())}", file=sys.stderr)
+            sys.exit(1)
 
     def input_chunks(self, name: str) -> list[tuple[str | bytes, int]]:
         if self.args.input_file is None:
@@ -89,8 +94,13 @@ class MDHOptMain(xDSLOptMain):
         if self.args.output_file is None:
             sys.stdout.write(out.getvalue())
         else:
-            with open(self.args.output_file, "w") as f:
-                f.write(out.getvalue())
+            try:
+                with open(self.args.output_file, "w") as f:
+                    f.write(out.getvalue())
+            except OSError as e:
+                message = f"{self.args.output_file}: error: cannot write: {e.strerror}"
+                print(message, file=sys.stderr)
+                sys.exit(1)
 
 
 def main() -> None:

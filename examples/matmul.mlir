@@ -1,0 +1,20 @@
+// Matrix product: C[i,j] = sum_k A[i,k] * B[k,j]  (md_hom: *, (cc, cc, +)).
+func.func @mul(%a: f32, %b: f32) -> f32 {
+  %r = arith.mulf %a, %b : f32
+  func.return %r : f32
+}
+func.func @add(%a: f32, %b: f32) -> f32 {
+  %r = arith.addf %a, %b : f32
+  func.return %r : f32
+}
+func.func @matmul(%A: memref<10x16xf32>, %B: memref<16x20xf32>) -> memref<10x20xf32> {
+  %C = mdh.compute "mdh_matmul"
+  {
+    inp_view = [ [ affine_map<(i,j,k) -> (i,k)> ], [ affine_map<(i,j,k) -> (k,j)> ] ],
+    md_hom   = { scalar_func = @mul, combine_ops = [ "cc", "cc", ["pw", @add] ] },
+    out_view = [ [ affine_map<(i,j,k) -> (i,j)> ] ]
+  }
+  { inp_types = [ f32, f32 ], mda_size = [ 10, 20, 16 ], out_types = [ f32 ] }
+  (%A, %B) : (memref<10x16xf32>, memref<16x20xf32>) -> memref<10x20xf32>
+  func.return %C : memref<10x20xf32>
+}

@@ -1,0 +1,12 @@
+// RUN: mdh-opt %examples/exp.mlir > %t
+// RUN: mdh-opt %t | diff %t -
+// RUN: mdh-opt --print-op-generic %t > %t.generic
+// RUN: mdh-opt --print-op-generic %t.generic | diff %t.generic -
+// RUN: mdh-opt %t.generic | diff %t -
+// RUN: xdsl-opt %examples/exp.mlir | filecheck %s
+
+// examples/exp.mlir round-trips through the custom and the generic form, and stock
+// xdsl-opt parses it.
+
+// CHECK: func.func @exp_nhwc(%x: memref<2x5x4x3xf32>) -> memref<2x5x4x3xf32> {
+// CHECK-NEXT: %y = mdh.compute "mdh_exp" {inp_view = {{\[\[}}affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>]], md_hom = {scalar_func = @exp, combine_ops = ["cc", "cc", "cc", "cc"]}, out_view = {{\[\[}}affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>]]} {inp_types = [f32], mda_size = [2, 5, 4, 3], out_types = [f32]} (%x) : (memref<2x5x4x3xf32>) -> memref<2x5x4x3xf32>

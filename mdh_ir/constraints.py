@@ -1,0 +1,143 @@
+"""The rules a configuration must satisfy (DESIGN.md section 4), each with a name.
+
+`violations(op, cfg, device)` lists every broken rule; the tuner's search space is built
+so that it never proposes a configuration with one, and `mdh-check-config` refuses one
+before anything is built.
+
+| rule | what it requires |
+|---|---|
+| tile-sizes | 1 <= pt_size <= lt_size <= N in every dimension |
+| wg-tiles | num_wg <= ceil(N / lt_size): every work-group gets a local tile |
+| wi-tiles | num_wi <= ceil(lt_size / pt_size): every work-item gets a private tile |
+| wg-size | the work-group fits the device's work-group size limits |
+| index-range | NDRange and buffers stay within 32-bit indices |
+| cache-box | a cached buffer's accesses differ by constants only (one box holds them) |
+| local-memory | local caches, accumulators and the work-item combine fit local memory |
+| private-memory | private caches and accumulators fit the private budget |
+| wi-combine | work-items can combine partial results (needs combine_layer "end"/"lt" and res_mem "prv"/"lcl" when a pw dimension has num_wi > 1) |
+| pw-functions | every pw dimension uses the same combine function |
+| implemented | vector_width and unroll are 1 (larger values are not generated yet) |
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import prod
+
+from xdsl.dialects.builtin import Float64Type, IntegerType
+
+from mdh_ir.config import Config
+from mdh_ir.device import DeviceInfo
+from mdh_ir.dialects.mdh import ComputeOp
+from mdh_ir.tiling import TilePlan, ceildiv
+
+INDEX_LIMIT = 2**31
+
+
+@dataclass(frozen=True)
+class Violation:
+    rule: str
+    message: str
+
+    def __str__(self) -> str:
+        return f"configuration breaks rule '{self.rule}': {self.message}"
+
+
+def element_bytes(t) -> int:
+    if isinstance(t, Float64Type) or (isinstance(t, IntegerType) and t.width.data == 64):
+        return 8
+    return 4
+
+
+def ocl_sizes(cfg: Config) -> tuple[list[int], list[int]]:
+    """Number of work-groups and work-group size per OpenCL dimension."""
+    groups, local = [1, 1, 1], [1, 1, 1]
+    for d, (o_wg, o_wi) in enumerate(zip(*cfg.ocl_dim)):
+        groups[o_wg] *= cfg.num_wg[d]
+        local[o_wi] *= cfg.num_wi[d]
+    return groups, local
+
+
+def local_bytes(plan: TilePlan) -> int:
+    op, cfg = plan.op, plan.cfg
+    total = sum(
+        plan.box(b, "lt").size * element_bytes(op.input_element_types[b])  # type: ignore
+        for b in plan.cached("lt")
+    )
+    if plan.accumulates:
+        acc = prod(plan.acc_extents)
+        for j, t in enumerate(op.output_element_types):
+            if cfg.res_mem[j] == "lcl" or plan.cross_wi:
+                total += plan.wg_size * acc * element_bytes(t)
+        if plan.cross_wi:
+            total += plan.wg_size * 4
+    return total
+
+
+def private_elems(plan: TilePlan) -> int:
+    total = sum(plan.box(b, "pt").size for b in plan.cached("pt"))  # type: ignore[union-attr]
+    if plan.accumulates:
+        total += prod(plan.acc_extents) * plan.cfg.res_mem.count("prv")
+    return total
+
+
+def violations(op: ComputeOp, cfg: Config, device: DeviceInfo | None = None) -> list[Violation]:
+    plan = TilePlan(op, cfg)
+    found: list[Violation] = []
+
+    def rule(name: str, ok: bool, message: str) -> None:
+        if not ok:
+            found.append(Violation(name, message))
+
+    for d, n in enumerate(plan.sizes):
+        lt, pt, wg, wi = cfg.lt_size[d], cfg.pt_size[d], cfg.num_wg[d], cfg.num_wi[d]
+        rule("tile-sizes", pt <= lt <= n, f"dim {d}: need pt_size {pt} <= lt_size {lt} <= {n}")
+        rule("wg-tiles", wg <= ceildiv(n, lt), f"dim {d}: num_wg {wg} > {ceildiv(n, lt)} local tiles")
+        rule("wi-tiles", wi <= ceildiv(lt, pt), f"dim {d}: num_wi {wi} > {ceildiv(lt, pt)} private tiles")
+    if found:
+        return found
+
+    groups, local = ocl_sizes(cfg)
+    if device is not None:
+        rule(
+            "wg-size",
+            plan.wg_size <= device.max_wg_size,
+            f"{plan.wg_size} work-items per work-group > device limit {device.max_wg_size}",
+        )
+        for o, (n, limit) in enumerate(zip(local, device.max_wi_sizes)):
+            rule("wg-size", n <= limit, f"OpenCL dim {o}: {n} work-items > device limit {limit}")
+    for o, (g, n) in enumerate(zip(groups, local)):
+        rule("index-range", g * n < INDEX_LIMIT, f"OpenCL dim {o}: global size {g * n} >= 2^31")
+    for v in [*op.inputs, *op.outputs]:
+        n = prod(v.type.get_shape())  # type: ignore[attr-defined]
+        rule("index-range", n * plan.pw_groups < INDEX_LIMIT, f"a buffer of {n} elements >= 2^31")
+
+    for layer in ("lt", "pt"):
+        for b in plan.cached(layer):
+            rule(
+                "cache-box",
+                plan.box(b, layer) is not None,
+                f"input {b} is cached at {layer} but its accesses differ by more than constants",
+            )
+    if found:
+        return found
+
+    if device is not None:
+        used = local_bytes(plan)
+        rule("local-memory", used <= device.local_mem, f"{used} bytes > device limit {device.local_mem}")
+        used = private_elems(plan)
+        rule("private-memory", used <= device.private_elems, f"{used} elements > budget {device.private_elems}")
+
+    if plan.cross_wi:
+        rule(
+            "wi-combine",
+            cfg.combine_layer != "pt" and "glb" not in cfg.res_mem,
+            "a pw dimension has num_wi > 1, which needs combine_layer 'end' or 'lt' and no "
+            "res_mem 'glb'",
+        )
+    pw = {(c.func, c.builtin) for c in op.combines if c.kind == "pw"}
+    rule("pw-functions", len(pw) <= 1, "pw dimensions with different combine functions")
+    rule("implemented", cfg.vector_width == 1, "vector_width > 1 is not generated yet")
+    rule("implemented", cfg.unroll == 1, "unroll > 1 is not generated yet")
+    rule("implemented", "lcl" not in cfg.res_mem, "res_mem 'lcl' is not generated yet")
+    return found

@@ -1,0 +1,50 @@
+"""What the lowering and the tuner need to know about an OpenCL device."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class DeviceInfo:
+    kind: str
+    """"cpu" or "gpu": the device class the default configuration is made for."""
+    name: str
+    max_wg_size: int
+    max_wi_sizes: tuple[int, int, int]
+    local_mem: int
+    """Bytes of local memory a work-group may use."""
+    compute_units: int
+    private_elems: int
+    """Elements of private memory a work-item may use (caches + accumulators)."""
+    platform: str = ""
+    driver: str = ""
+
+    @staticmethod
+    def from_cl(device) -> DeviceInfo:
+        import pyopencl as cl
+
+        gpu = bool(device.type & cl.device_type.GPU)
+        return DeviceInfo(
+            kind="gpu" if gpu else "cpu",
+            name=device.name.strip(),
+            max_wg_size=device.max_work_group_size,
+            max_wi_sizes=tuple(device.max_work_item_sizes[:3]),  # type: ignore[arg-type]
+            local_mem=device.local_mem_size,
+            compute_units=device.max_compute_units,
+            private_elems=PRESETS["gpu" if gpu else "cpu"].private_elems,
+            platform=device.platform.name.strip(),
+            driver=device.driver_version.strip(),
+        )
+
+    @property
+    def key(self) -> str:
+        """Identifies the device in the tuning database."""
+        return f"{self.platform}|{self.name}|{self.driver}"
+
+
+PRESETS = {
+    "cpu": DeviceInfo("cpu", "generic CPU", 4096, (4096, 4096, 4096), 512 * 1024, 2, 16384),
+    "gpu": DeviceInfo("gpu", "generic GPU", 1024, (1024, 1024, 64), 48 * 1024, 132, 512),
+}
+"""Device classes for lowering without a device at hand (`mdh-opt`)."""

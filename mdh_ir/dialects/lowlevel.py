@@ -1,0 +1,451 @@
+"""The `lowlevel` dialect: an MDH computation de-composed over the OpenCL system model.
+
+It adds to builtin/func/arith/memref/scf only what they lack. The passes introduce its
+ops step by step (DESIGN.md section 5):
+
+- `mdh-tile`: `par_for` (the parts of a core layer: work-groups "wg" or work-items
+  "wi"), `tile_for` (the tiles of one dimension at one layer: "lt" local tiles, "pt"
+  private tiles, "el" elements), `view_load` (an input read through its view) and
+  `accumulate` (an abstract combine of a point's result into the outputs);
+- `mdh-assign-asm`: `kernel` / `launch`, `group_id` / `local_id`;
+- `mdh-promote-memory`: `copy` into buffers of memory space "lcl" or "prv", `barrier`;
+- `mdh-place-combine`: `fill`, and accumulation spelled out with memref/arith/scf.
+
+`lowlevel-expand` rewrites `tile_for`, `view_load`, `copy` and `fill` into scf/arith/
+memref, leaving only what the OpenCL printer maps one-to-one.
+
+Memory spaces: a memref without memory space lives in global memory; `"lcl"` is OpenCL
+local memory, `"prv"` private memory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import (
+    I64,
+    i64,
+    AffineMapAttr,
+    ArrayAttr,
+    DenseArrayBase,
+    FunctionType,
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    StringAttr,
+    SymbolRefAttr,
+)
+from xdsl.dialects.utils import parse_func_op_like, print_func_op_like
+from xdsl.ir import Attribute, Block, Dialect, Region, SSAValue
+from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    IRDLOperation,
+    irdl_op_definition,
+    operand_def,
+    prop_def,
+    region_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import (
+    IsolatedFromAbove,
+    MemoryReadEffect,
+    MemoryWriteEffect,
+    NoTerminator,
+    Pure,
+    RecursiveMemoryEffect,
+    SymbolOpInterface,
+)
+from xdsl.utils.exceptions import VerifyException
+
+LCL = StringAttr("lcl")
+PRV = StringAttr("prv")
+
+CORE_LAYERS = ("wg", "wi")
+TILE_LAYERS = ("lt", "pt", "el")
+
+
+def memory_space(t: Attribute) -> str:
+    """"glb", "lcl" or "prv" for a memref type."""
+    assert isinstance(t, MemRefType)
+    space = t.memory_space
+    return space.data if isinstance(space, StringAttr) else "glb"
+
+
+def i64_array(values: Sequence[int]) -> DenseArrayBase:
+    return DenseArrayBase.from_list(i64, values)
+
+
+@irdl_op_definition
+class ParForOp(IRDLOperation):
+    """The parts of a core layer ("wg" or "wi"); independent of each other.
+
+    The block arguments are one part id per dimension, then (work-group layer) one
+    argument per buffer operand: the buffers the kernel made from it will take.
+    `mdh-assign-asm` binds the ids to OpenCL ids.
+    """
+
+    name = "lowlevel.par_for"
+    layer = prop_def(StringAttr)
+    counts = prop_def(DenseArrayBase.constr(I64))
+    buffers = var_operand_def(MemRefType)
+    body = region_def("single_block")
+    traits = traits_def(NoTerminator(), RecursiveMemoryEffect())
+    assembly_format = "$layer $counts (`(` $buffers^ `:` type($buffers) `)`)? $body attr-dict"
+
+    def __init__(self, layer: str, counts: Sequence[int], body: Region, buffers=()):
+        super().__init__(
+            operands=[buffers],
+            properties={"layer": StringAttr(layer), "counts": i64_array(counts)},
+            regions=[body],
+        )
+
+    @property
+    def ids(self) -> Sequence[SSAValue]:
+        return self.body.block.args[: len(self.counts.get_values())]
+
+    def verify_(self) -> None:
+        if self.layer.data not in CORE_LAYERS:
+            raise VerifyException(f"layer must be one of {CORE_LAYERS}")
+        expected = len(self.counts.get_values()) + len(self.buffers)
+        if len(self.body.block.args) != expected:
+            raise VerifyException("block arguments: one id per count, then one per buffer")
+
+
+@irdl_op_definition
+class TileForOp(IRDLOperation):
+    """The tiles of `[start, start+size)` in dimension `dim` at layer `layer`.
+
+    The range is cut into chunks of `tile` elements (the last may be shorter); chunk c
+    belongs to part `c mod parts`. The region runs, for this `part`, once per owned
+    chunk in increasing order, with block arguments (step, tile_start, tile_size):
+    step s handles chunk `s*parts + part`. `max_trips` bounds the number of steps of any
+    part.
+    """
+
+    name = "lowlevel.tile_for"
+    layer = prop_def(StringAttr)
+    dim = prop_def(IntegerAttr[I64])
+    tile = prop_def(IntegerAttr[I64])
+    parts = prop_def(IntegerAttr[I64])
+    max_trips = prop_def(IntegerAttr[I64])
+    start = operand_def(IndexType)
+    size = operand_def(IndexType)
+    part = operand_def(IndexType)
+    body = region_def("single_block")
+    traits = traits_def(NoTerminator(), RecursiveMemoryEffect())
+    assembly_format = (
+        "$layer `dim` $dim `(` $start `,` $size `)` `tile` $tile `parts` $parts `part` $part"
+        " `max` $max_trips $body attr-dict"
+    )
+
+    def __init__(
+        self,
+        layer: str,
+        dim: int,
+        start: SSAValue,
+        size: SSAValue,
+        tile: int,
+        parts: int,
+        part: SSAValue,
+        max_trips: int,
+        body: Region | None = None,
+    ):
+        if body is None:
+            body = Region(Block(arg_types=[IndexType()] * 3))
+        super().__init__(
+            operands=[start, size, part],
+            properties={
+                "layer": StringAttr(layer),
+                "dim": IntegerAttr(dim, 64),
+                "tile": IntegerAttr(tile, 64),
+                "parts": IntegerAttr(parts, 64),
+                "max_trips": IntegerAttr(max_trips, 64),
+            },
+            regions=[body],
+        )
+
+    @property
+    def step(self) -> SSAValue:
+        return self.body.block.args[0]
+
+    @property
+    def tile_start(self) -> SSAValue:
+        return self.body.block.args[1]
+
+    @property
+    def tile_size(self) -> SSAValue:
+        return self.body.block.args[2]
+
+    def verify_(self) -> None:
+        if self.layer.data not in TILE_LAYERS:
+            raise VerifyException(f"layer must be one of {TILE_LAYERS}")
+        if len(self.body.block.args) != 3:
+            raise VerifyException("expected block arguments (step, tile_start, tile_size)")
+
+
+@irdl_op_definition
+class ViewLoadOp(IRDLOperation):
+    """Read `source` at `map(dims)[syms]`; outside the buffer, `boundary` decides."""
+
+    name = "lowlevel.view_load"
+    source = operand_def(MemRefType)
+    dims = var_operand_def(IndexType)
+    syms = var_operand_def(IndexType)
+    map = prop_def(AffineMapAttr)
+    boundary = prop_def(StringAttr)
+    result = result_def()
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(MemoryReadEffect())
+    assembly_format = (
+        "$source `[` $dims `]` `[` $syms `]` $map `boundary` $boundary attr-dict"
+        " `:` type($source) `->` type($result)"
+    )
+
+    def __init__(
+        self,
+        source: SSAValue,
+        dims: Sequence[SSAValue],
+        syms: Sequence[SSAValue],
+        amap: AffineMapAttr,
+        boundary: str,
+    ):
+        assert isinstance(source.type, MemRefType)
+        super().__init__(
+            operands=[source, dims, syms],
+            properties={"map": amap, "boundary": StringAttr(boundary)},
+            result_types=[source.type.element_type],
+        )
+
+
+@irdl_op_definition
+class AccumulateOp(IRDLOperation):
+    """Combine `values` (one per output) of the point `point` into `outputs`.
+
+    `combine_ops` and `out_view` are those of the `mdh.compute` it comes from: the
+    point's results are combined with whatever else reaches the same output element.
+    """
+
+    name = "lowlevel.accumulate"
+    values = var_operand_def()
+    outputs = var_operand_def(MemRefType)
+    point = var_operand_def(IndexType)
+    combine_ops = prop_def(ArrayAttr)
+    out_view = prop_def(ArrayAttr)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(MemoryWriteEffect())
+    assembly_format = (
+        "$values `into` $outputs `at` `[` $point `]` `combine` $combine_ops `view` $out_view"
+        " attr-dict `:` `(` type($values) `)` `->` type($outputs)"
+    )
+
+    def __init__(
+        self,
+        values: Sequence[SSAValue],
+        outputs: Sequence[SSAValue],
+        point: Sequence[SSAValue],
+        combine_ops: ArrayAttr,
+        out_view: ArrayAttr,
+    ):
+        super().__init__(
+            operands=[values, outputs, point],
+            properties={"combine_ops": combine_ops, "out_view": out_view},
+        )
+
+
+@irdl_op_definition
+class CopyOp(IRDLOperation):
+    """Copy the box `base + [0, extents)` of `source` into `dest`.
+
+    Box coordinates are in the buffer's logical axis order; `source_perm` / `dest_perm`
+    give each memref's axis order (memref axis i holds logical axis perm[i]). Work-item
+    `worker` of `workers` copies every `workers`-th element. Box elements outside the
+    source are filled by `boundary` ("none": skipped; they are never read).
+    """
+
+    name = "lowlevel.copy"
+    source = operand_def(MemRefType)
+    dest = operand_def(MemRefType)
+    base = var_operand_def(IndexType)
+    worker = operand_def(IndexType)
+    extents = prop_def(DenseArrayBase.constr(I64))
+    source_perm = prop_def(DenseArrayBase.constr(I64))
+    dest_perm = prop_def(DenseArrayBase.constr(I64))
+    boundary = prop_def(StringAttr)
+    workers = prop_def(IntegerAttr[I64])
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+    assembly_format = (
+        "$source `[` $base `]` `->` $dest `extents` $extents `perms` $source_perm `->`"
+        " $dest_perm `boundary` $boundary `by` $worker `of` $workers attr-dict"
+        " `:` type($source) `->` type($dest)"
+    )
+
+    def __init__(
+        self,
+        source: SSAValue,
+        dest: SSAValue,
+        base: Sequence[SSAValue],
+        extents: Sequence[int],
+        source_perm: Sequence[int],
+        dest_perm: Sequence[int],
+        boundary: str,
+        worker: SSAValue,
+        workers: int,
+    ):
+        super().__init__(
+            operands=[source, dest, base, worker],
+            properties={
+                "extents": i64_array(extents),
+                "source_perm": i64_array(source_perm),
+                "dest_perm": i64_array(dest_perm),
+                "boundary": StringAttr(boundary),
+                "workers": IntegerAttr(workers, 64),
+            },
+        )
+
+
+@irdl_op_definition
+class FillOp(IRDLOperation):
+    """Store `value` into every element of `dest`."""
+
+    name = "lowlevel.fill"
+    dest = operand_def(MemRefType)
+    value = operand_def()
+    traits = traits_def(MemoryWriteEffect())
+    assembly_format = "$dest `with` $value attr-dict `:` type($dest) `,` type($value)"
+
+    def __init__(self, dest: SSAValue, value: SSAValue):
+        super().__init__(operands=[dest, value])
+
+
+@irdl_op_definition
+class BarrierOp(IRDLOperation):
+    """Work-group barrier with a local-memory fence."""
+
+    name = "lowlevel.barrier"
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+    assembly_format = "attr-dict"
+
+
+class _IdOp(IRDLOperation):
+    dim = prop_def(IntegerAttr[I64])
+    result = result_def(IndexType)
+    traits = traits_def(Pure())
+    assembly_format = "$dim attr-dict"
+
+    def __init__(self, dim: int):
+        super().__init__(properties={"dim": IntegerAttr(dim, 64)}, result_types=[IndexType()])
+
+
+@irdl_op_definition
+class GroupIdOp(_IdOp):
+    """`get_group_id(dim)`."""
+
+    name = "lowlevel.group_id"
+
+
+@irdl_op_definition
+class LocalIdOp(_IdOp):
+    """`get_local_id(dim)`."""
+
+    name = "lowlevel.local_id"
+
+
+@irdl_op_definition
+class KernelOp(IRDLOperation):
+    """An OpenCL kernel: buffer arguments, no results."""
+
+    name = "lowlevel.kernel"
+    sym_name = prop_def(StringAttr)
+    function_type = prop_def(FunctionType)
+    body = region_def("single_block")
+    traits = traits_def(IsolatedFromAbove(), SymbolOpInterface(), NoTerminator())
+
+    def __init__(self, name: str, arg_types: Sequence[Attribute], body: Region | None = None):
+        if body is None:
+            body = Region(Block(arg_types=arg_types))
+        super().__init__(
+            properties={
+                "sym_name": StringAttr(name),
+                "function_type": FunctionType.from_lists(arg_types, []),
+            },
+            regions=[body],
+        )
+
+    @classmethod
+    def parse(cls, parser: Parser) -> KernelOp:
+        name, inputs, _, region, extra, _, _ = parse_func_op_like(
+            parser, reserved_attr_names=("sym_name", "function_type")
+        )
+        op = cls(name, inputs, region)
+        if extra is not None:
+            op.attributes |= extra.data
+        return op
+
+    def print(self, printer: Printer) -> None:
+        print_func_op_like(
+            printer,
+            self.sym_name,
+            self.function_type,
+            self.body,
+            self.attributes,
+            reserved_attr_names=("sym_name", "function_type"),
+        )
+
+
+@irdl_op_definition
+class LaunchOp(IRDLOperation):
+    """Enqueue `kernel` on `args` with an NDRange of `global_size` / `local_size`."""
+
+    name = "lowlevel.launch"
+    kernel = prop_def(SymbolRefAttr)
+    global_size = prop_def(DenseArrayBase.constr(I64))
+    local_size = prop_def(DenseArrayBase.constr(I64))
+    args = var_operand_def(MemRefType)
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+    assembly_format = (
+        "$kernel `(` $args `)` `global` $global_size `local` $local_size attr-dict"
+        " `:` type($args)"
+    )
+
+    def __init__(
+        self,
+        kernel: str,
+        args: Sequence[SSAValue],
+        global_size: Sequence[int],
+        local_size: Sequence[int],
+    ):
+        super().__init__(
+            operands=[args],
+            properties={
+                "kernel": SymbolRefAttr(kernel),
+                "global_size": i64_array(global_size),
+                "local_size": i64_array(local_size),
+            },
+        )
+
+    def verify_(self) -> None:
+        glb, lcl = self.global_size.get_values(), self.local_size.get_values()
+        if len(glb) != 3 or len(lcl) != 3 or any(g % l for g, l in zip(glb, lcl)):
+            raise VerifyException("global and local sizes: 3 entries, global a multiple of local")
+
+
+LowLevel = Dialect(
+    "lowlevel",
+    [
+        ParForOp,
+        TileForOp,
+        ViewLoadOp,
+        AccumulateOp,
+        CopyOp,
+        FillOp,
+        BarrierOp,
+        GroupIdOp,
+        LocalIdOp,
+        KernelOp,
+        LaunchOp,
+    ],
+)

@@ -1,0 +1,347 @@
+"""The OpenCL C printer: a plain walk over expanded low-level IR.
+
+It makes no decision: each op prints as one statement (SSA values become `const`
+locals), `scf.for`/`scf.if` as C loops and branches, memrefs as flat arrays indexed
+row-major (global: kernel pointer arguments; "lcl": `__local` arrays; "prv": private
+arrays), scalar `func.func`s as OpenCL functions (several results through pointers),
+`lowlevel.kernel`s as `__kernel` functions. Index values are 32-bit `int` (the
+constraint check keeps every index below 2^31). Host functions print as a comment block
+describing buffers and launches.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import IO
+
+from xdsl.dialects import arith, func, math as mmath, memref, scf
+from xdsl.dialects.builtin import (
+    Float32Type,
+    Float64Type,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    MemRefType,
+    ModuleOp,
+)
+from xdsl.ir import Attribute, Block, Operation, SSAValue
+
+from mdh_ir.dialects.lowlevel import (
+    BarrierOp,
+    GroupIdOp,
+    KernelOp,
+    LaunchOp,
+    LocalIdOp,
+    memory_space,
+)
+
+
+class PrintError(Exception):
+    """The IR holds an op the printer has no rule for (run the whole pipeline first)."""
+
+
+def c_type(t: Attribute) -> str:
+    if isinstance(t, Float32Type):
+        return "float"
+    if isinstance(t, Float64Type):
+        return "double"
+    if isinstance(t, IndexType):
+        return "int"
+    if isinstance(t, IntegerType):
+        return {1: "bool", 8: "char", 16: "short", 32: "int", 64: "long"}[t.width.data]
+    raise PrintError(f"no OpenCL type for {t}")
+
+
+def unsigned(t: Attribute) -> str:
+    return "u" + c_type(t) if c_type(t) != "bool" else "bool"
+
+
+_INFIX = {
+    arith.AddfOp: "+", arith.AddiOp: "+", arith.SubfOp: "-", arith.SubiOp: "-",
+    arith.MulfOp: "*", arith.MuliOp: "*", arith.DivfOp: "/", arith.DivSIOp: "/",
+    arith.RemSIOp: "%", arith.AndIOp: "&", arith.OrIOp: "|", arith.XOrIOp: "^",
+    arith.ShLIOp: "<<", arith.ShRSIOp: ">>",
+}  # fmt: skip
+_UNSIGNED_INFIX = {arith.DivUIOp: "/", arith.RemUIOp: "%", arith.ShRUIOp: ">>"}
+_CALLS = {
+    arith.MaximumfOp: "fmax", arith.MinimumfOp: "fmin", arith.MaxnumfOp: "fmax",
+    arith.MinnumfOp: "fmin", arith.MaxSIOp: "max", arith.MinSIOp: "min",
+    mmath.ExpOp: "exp", mmath.Exp2Op: "exp2", mmath.ExpM1Op: "expm1", mmath.LogOp: "log",
+    mmath.Log2Op: "log2", mmath.Log10Op: "log10", mmath.Log1pOp: "log1p",
+    mmath.SqrtOp: "sqrt", mmath.RsqrtOp: "rsqrt", mmath.AbsFOp: "fabs", mmath.AbsIOp: "abs",
+    mmath.SinOp: "sin", mmath.CosOp: "cos", mmath.TanOp: "tan", mmath.TanhOp: "tanh",
+    mmath.AtanOp: "atan", mmath.FloorOp: "floor", mmath.CeilOp: "ceil",
+    mmath.RoundOp: "round", mmath.TruncOp: "trunc", mmath.ErfOp: "erf",
+    mmath.PowFOp: "pow", mmath.Atan2Op: "atan2", mmath.CopySignOp: "copysign",
+    mmath.FmaOp: "fma",
+}  # fmt: skip
+_UNSIGNED_CALLS = {arith.MaxUIOp: "max", arith.MinUIOp: "min"}
+_CASTS = (
+    arith.SIToFPOp, arith.FPToSIOp, arith.ExtFOp, arith.TruncFOp, arith.ExtSIOp,
+    arith.TruncIOp, arith.IndexCastOp,
+)  # fmt: skip
+_CMPF = {"oeq": "==", "ogt": ">", "oge": ">=", "olt": "<", "ole": "<=", "one": "!=",
+         "ueq": "==", "ugt": ">", "uge": ">=", "ult": "<", "ule": "<=", "une": "!="}  # fmt: skip
+_CMPI = {"eq": "==", "ne": "!=", "slt": "<", "sle": "<=", "sgt": ">", "sge": ">=",
+         "ult": "<", "ule": "<=", "ugt": ">", "uge": ">="}  # fmt: skip
+
+
+def literal(attr: Attribute) -> str:
+    if isinstance(attr, FloatAttr):
+        value = attr.value.data
+        suffix = "f" if isinstance(attr.type, Float32Type) else ""
+        if math.isinf(value):
+            return "INFINITY" if value > 0 else "-INFINITY"
+        if math.isnan(value):
+            return "NAN"
+        return f"{value!r}{suffix}"
+    assert isinstance(attr, IntegerAttr)
+    value = attr.value.data
+    if isinstance(attr.type, IntegerType) and attr.type.width.data == 1:
+        return "true" if value else "false"
+    if isinstance(attr.type, IntegerType) and attr.type.width.data == 64:
+        return f"{value}L"
+    return str(value)
+
+
+def c_name(symbol: str) -> str:
+    """User functions get a prefix so they never clash with OpenCL builtins."""
+    return f"mdh_{symbol}"
+
+
+class OpenCLPrinter:
+    def __init__(self, stream: IO[str]):
+        self.stream = stream
+        self.names: dict[SSAValue, str] = {}
+        self.indent = 0
+
+    def line(self, text: str) -> None:
+        self.stream.write("  " * self.indent + text + "\n")
+
+    def name(self, v: SSAValue) -> str:
+        if v not in self.names:
+            self.names[v] = f"v{len(self.names)}"
+        return self.names[v]
+
+    def define(self, v: SSAValue, expr: str) -> None:
+        self.line(f"const {c_type(v.type)} {self.name(v)} = {expr};")
+
+    # --- module ------------------------------------------------------------------
+
+    def print_module(self, module: ModuleOp) -> None:
+        ops = list(module.ops)
+        uses_double = any(
+            isinstance(getattr(v, "type", None), Float64Type)
+            or (isinstance(getattr(v, "type", None), MemRefType) and isinstance(v.type.element_type, Float64Type))  # type: ignore
+            for op in module.walk() for v in [*op.results, *op.operands]
+        )  # fmt: skip
+        self.line("// OpenCL C generated by mdh_ir")
+        if uses_double:
+            self.line("#pragma OPENCL EXTENSION cl_khr_fp64 : enable")
+        for op in ops:
+            if isinstance(op, func.FuncOp) and is_scalar_function(op):
+                self.print_function(op)
+        for op in ops:
+            if isinstance(op, KernelOp):
+                self.print_kernel(op)
+        for op in ops:
+            if isinstance(op, func.FuncOp) and not is_scalar_function(op):
+                self.print_host(op)
+
+    def print_function(self, f: func.FuncOp) -> None:
+        block = f.body.block
+        outputs = f.function_type.outputs.data
+        params = [f"{c_type(a.type)} {self.name(a)}" for a in block.args]
+        if len(outputs) == 1:
+            head = f"static {c_type(outputs[0])} {c_name(f.sym_name.data)}"
+        else:
+            head = f"static void {c_name(f.sym_name.data)}"
+            params += [f"{c_type(t)}* r{i}" for i, t in enumerate(outputs)]
+        self.line(f"{head}({', '.join(params)}) {{")
+        self.body(block)
+        self.line("}")
+        self.line("")
+
+    def print_kernel(self, kernel: KernelOp) -> None:
+        block = kernel.body.block
+        written = {
+            op.memref for op in kernel.walk() if isinstance(op, memref.StoreOp)
+        }  # fmt: skip
+        params = []
+        for a in block.args:
+            const = "" if a in written else "const "
+            params.append(f"__global {const}{c_type(a.type.element_type)}* restrict {self.name(a)}")  # type: ignore
+        self.line(f"__kernel void {kernel.sym_name.data}({', '.join(params)}) {{")
+        self.body(block)
+        self.line("}")
+        self.line("")
+
+    def print_host(self, f: func.FuncOp) -> None:
+        """The launch description, as comments."""
+        block = f.body.block
+        args = ", ".join(f"{self.name(a)}: {a.type}" for a in block.args)
+        self.line(f"// host {f.sym_name.data}({args})")
+        for op in block.ops:
+            if isinstance(op, memref.AllocOp):
+                self.line(f"//   {self.name(op.memref)} = buffer {op.memref.type}")
+            elif isinstance(op, LaunchOp):
+                names = ", ".join(self.name(a) for a in op.args)
+                glb = list(op.global_size.get_values())
+                lcl = list(op.local_size.get_values())
+                self.line(f"//   launch {op.kernel.string_value()}({names}) global {glb} local {lcl}")
+            elif isinstance(op, func.ReturnOp):
+                self.line(f"//   return {', '.join(self.name(a) for a in op.arguments)}")
+
+    # --- statements -------------------------------------------------------------------
+
+    def body(self, block: Block) -> None:
+        self.indent += 1
+        for op in block.ops:
+            self.print_op(op)
+        self.indent -= 1
+
+    def index(self, mem: SSAValue, indices) -> str:
+        shape = mem.type.get_shape()  # type: ignore[attr-defined]
+        terms, stride = [], 1
+        for i, n in reversed(list(zip(indices, shape))):
+            terms.append(self.name(i) if stride == 1 else f"{self.name(i)} * {stride}")
+            stride *= n
+        return " + ".join(reversed(terms)) or "0"
+
+    def print_op(self, op: Operation) -> None:
+        handler = self.HANDLERS.get(type(op))
+        if handler is not None:
+            handler(self, op)
+            return
+        kind = type(op)
+        n = self.name
+        if kind in _INFIX:
+            self.define(op.results[0], f"{n(op.operands[0])} {_INFIX[kind]} {n(op.operands[1])}")
+        elif kind in _UNSIGNED_INFIX:
+            u = unsigned(op.results[0].type)
+            a, b = op.operands
+            expr = f"({c_type(op.results[0].type)})(({u}){n(a)} {_UNSIGNED_INFIX[kind]} ({u}){n(b)})"
+            self.define(op.results[0], expr)
+        elif kind in _CALLS:
+            self.define(op.results[0], f"{_CALLS[kind]}({', '.join(map(n, op.operands))})")
+        elif kind in _UNSIGNED_CALLS:
+            u = unsigned(op.results[0].type)
+            args = ", ".join(f"({u}){n(a)}" for a in op.operands)
+            self.define(op.results[0], f"({c_type(op.results[0].type)}){_UNSIGNED_CALLS[kind]}({args})")
+        elif isinstance(op, _CASTS):
+            self.define(op.results[0], f"({c_type(op.results[0].type)}){n(op.operands[0])}")
+        else:
+            raise PrintError(f"no OpenCL rule for {op.name}")
+
+    def print_constant(self, op: arith.ConstantOp) -> None:
+        self.define(op.result, literal(op.value))
+
+    def print_negf(self, op: arith.NegfOp) -> None:
+        self.define(op.result, f"-{self.name(op.operand)}")
+
+    def print_cmpf(self, op: arith.CmpfOp) -> None:
+        pred = arith.CMPF_COMPARISON_OPERATIONS[op.predicate.value.data]
+        self.define(op.result, f"{self.name(op.lhs)} {_CMPF[pred]} {self.name(op.rhs)}")
+
+    def print_cmpi(self, op: arith.CmpiOp) -> None:
+        pred = arith.CMPI_COMPARISON_OPERATIONS[op.predicate.value.data]
+        a, b = self.name(op.lhs), self.name(op.rhs)
+        if pred.startswith("u"):
+            u = unsigned(op.lhs.type)
+            a, b = f"({u}){a}", f"({u}){b}"
+        self.define(op.result, f"{a} {_CMPI[pred]} {b}")
+
+    def print_select(self, op: arith.SelectOp) -> None:
+        n = self.name
+        self.define(op.result, f"{n(op.cond)} ? {n(op.lhs)} : {n(op.rhs)}")
+
+    def print_load(self, op: memref.LoadOp) -> None:
+        self.define(op.res, f"{self.name(op.memref)}[{self.index(op.memref, op.indices)}]")
+
+    def print_store(self, op: memref.StoreOp) -> None:
+        target = f"{self.name(op.memref)}[{self.index(op.memref, op.indices)}]"
+        self.line(f"{target} = {self.name(op.value)};")
+
+    def print_alloca(self, op: memref.AllocaOp) -> None:
+        t = op.memref.type
+        size = math.prod(t.get_shape())  # type: ignore[attr-defined]
+        space = "__local " if memory_space(t) == "lcl" else ""
+        self.line(f"{space}{c_type(t.element_type)} {self.name(op.memref)}[{size}];")  # type: ignore
+
+    def print_for(self, op: scf.ForOp) -> None:
+        n = self.name
+        iv = op.body.block.args[0]
+        self.line(
+            f"for (int {n(iv)} = {n(op.lb)}; {n(iv)} < {n(op.ub)}; {n(iv)} += {n(op.step)}) {{"
+        )
+        self.body(op.body.block)
+        self.line("}")
+
+    def print_if(self, op: scf.IfOp) -> None:
+        self.line(f"if ({self.name(op.cond)}) {{")
+        self.body(op.true_region.block)
+        if op.false_region.blocks and len(op.false_region.block.ops) > 1:
+            self.line("} else {")
+            self.body(op.false_region.block)
+        self.line("}")
+
+    def print_yield(self, op: scf.YieldOp) -> None:
+        if op.operands:
+            raise PrintError("scf.yield with values has no OpenCL rule")
+
+    def print_call(self, op: func.CallOp) -> None:
+        callee = c_name(op.callee.root_reference.data)
+        args = [self.name(a) for a in op.arguments]
+        if len(op.results) == 1:
+            self.define(op.results[0], f"{callee}({', '.join(args)})")
+            return
+        for r in op.results:
+            self.line(f"{c_type(r.type)} {self.name(r)};")
+        outs = [f"&{self.name(r)}" for r in op.results]
+        self.line(f"{callee}({', '.join(args + outs)});")
+
+    def print_return(self, op: func.ReturnOp) -> None:
+        if len(op.arguments) == 1:
+            self.line(f"return {self.name(op.arguments[0])};")
+            return
+        for i, a in enumerate(op.arguments):
+            self.line(f"*r{i} = {self.name(a)};")
+
+    def print_group_id(self, op: GroupIdOp) -> None:
+        self.define(op.result, f"(int)get_group_id({op.dim.value.data})")
+
+    def print_local_id(self, op: LocalIdOp) -> None:
+        self.define(op.result, f"(int)get_local_id({op.dim.value.data})")
+
+    def print_barrier(self, op: BarrierOp) -> None:
+        self.line("barrier(CLK_LOCAL_MEM_FENCE);")
+
+    HANDLERS: dict[type[Operation], Callable[[OpenCLPrinter, Operation], None]] = {
+        arith.ConstantOp: print_constant,
+        arith.NegfOp: print_negf,
+        arith.CmpfOp: print_cmpf,
+        arith.CmpiOp: print_cmpi,
+        arith.SelectOp: print_select,
+        memref.LoadOp: print_load,
+        memref.StoreOp: print_store,
+        memref.AllocaOp: print_alloca,
+        scf.ForOp: print_for,
+        scf.IfOp: print_if,
+        scf.YieldOp: print_yield,
+        func.CallOp: print_call,
+        func.ReturnOp: print_return,
+        GroupIdOp: print_group_id,
+        LocalIdOp: print_local_id,
+        BarrierOp: print_barrier,
+    }  # type: ignore[assignment]
+
+
+def is_scalar_function(f: func.FuncOp) -> bool:
+    types = [*f.function_type.inputs.data, *f.function_type.outputs.data]
+    return bool(f.body.blocks) and not any(isinstance(t, MemRefType) for t in types)
+
+
+def print_opencl(module: ModuleOp, stream: IO[str]) -> None:
+    OpenCLPrinter(stream).print_module(module)

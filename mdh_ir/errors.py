@@ -1,0 +1,14 @@
+"""The one exception type of user-facing errors about an op."""
+
+from __future__ import annotations
+
+from xdsl.ir import Operation
+from xdsl.utils.exceptions import DiagnosticException
+
+
+class MDHError(DiagnosticException):
+    """A user-facing error about an op: a pass refusing it, a rule it breaks."""
+
+    def __init__(self, message: str, op: Operation | None = None):
+        super().__init__(message)
+        self.op = op

@@ -1,0 +1,22 @@
+"""The passes of mdh_ir, one per file; `ALL_PASSES` maps names to pass classes."""
+
+from collections.abc import Callable
+from importlib import import_module
+
+from xdsl.passes import ModulePass
+
+
+def _lazy(module: str, cls: str) -> Callable[[], type[ModulePass]]:
+    return lambda: getattr(import_module(f"mdh_ir.passes.{module}"), cls)
+
+
+ALL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
+    "mdh-default-config": _lazy("default_config", "MDHDefaultConfig"),
+    "mdh-check-config": _lazy("check_config", "MDHCheckConfig"),
+    "mdh-tile": _lazy("tile", "MDHTile"),
+    "mdh-assign-asm": _lazy("assign_asm", "MDHAssignASM"),
+    "mdh-promote-memory": _lazy("promote_memory", "MDHPromoteMemory"),
+    "mdh-place-combine": _lazy("place_combine", "MDHPlaceCombine"),
+    "lowlevel-expand": _lazy("expand", "LowLevelExpand"),
+    "lower-to-opencl": _lazy("lower_to_opencl", "LowerToOpenCL"),
+}

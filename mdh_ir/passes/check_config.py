@@ -1,0 +1,40 @@
+"""`mdh-check-config`: refuse a configuration that breaks a rule of `mdh_ir.constraints`.
+
+Runs before anything is generated, so an invalid configuration never reaches an OpenCL
+compiler. Device limits are those of the device class (`device=cpu|gpu`); the runtime
+checks against the real device instead. The error names the rule:
+
+    error: mdh.compute "matvec": configuration breaks rule 'tile-sizes': dim 1: ...
+"""
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+
+from mdh_ir.config import Config, ConfigError
+from mdh_ir.constraints import violations
+from mdh_ir.device import PRESETS
+from mdh_ir.dialects.mdh import ComputeOp
+from mdh_ir.errors import MDHError
+
+
+@dataclass(frozen=True)
+class MDHCheckConfig(ModulePass):
+    name = "mdh-check-config"
+
+    device: str = "cpu"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for compute in op.walk():
+            if not isinstance(compute, ComputeOp):
+                continue
+            label = f'mdh.compute "{compute.comp_name.data}"'
+            try:
+                cfg = Config.of(compute)
+            except ConfigError as e:
+                raise MDHError(f"{label}: {e}", compute) from None
+            found = violations(compute, cfg, PRESETS.get(self.device))
+            if found:
+                raise MDHError(f"{label}: {found[0]}", compute)

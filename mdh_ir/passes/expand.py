@@ -1,0 +1,173 @@
+"""`lowlevel-expand`: rewrite the structured `lowlevel` ops into scf/arith/memref.
+
+After it, a kernel holds only ops the OpenCL printer maps one-to-one (scf.for/if,
+arith, math, memref.load/store/alloca, func.call, group/local ids, barriers):
+
+- `tile_for` becomes an `scf.for` over the part's steps with the tile's start and size
+  computed from the step (`mdh_ir.dialects.lowlevel.TileForOp` gives the formulas);
+  counts that are compile-time constants fold;
+- `view_load` becomes index arithmetic, the boundary mode's index fix-up, and a load;
+- `copy` becomes a loop over the box's elements strided by the number of workers;
+- `fill` becomes stores.
+
+Boundary modes for index j of an axis of extent n: clamp min(max(j, 0), n-1); wrap
+((j mod n) + n) mod n; mirror reflects with period 2(n-1); zero reads the clamped index
+and selects 0 when j is outside.
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from math import prod
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import SSAValue
+from xdsl.ir.affine import (
+    AffineBinaryOpExpr,
+    AffineBinaryOpKind,
+    AffineConstantExpr,
+    AffineDimExpr,
+    AffineExpr,
+    AffineSymExpr,
+)
+from xdsl.passes import ModulePass
+
+from mdh_ir.dialects.lowlevel import CopyOp, FillOp, TileForOp, ViewLoadOp
+from mdh_ir.passes.emit import Emitter, Value, constant_value
+
+
+def expand_tile_for(loop: TileForOp) -> None:
+    e = Emitter.before(loop)
+    tile, parts = loop.tile.value.data, loop.parts.value.data
+    chunks = e.ceildiv(loop.size, tile)
+    known = constant_value(chunks)
+    if known is not None and known % parts == 0:
+        trips = e.const(known // parts)
+    else:
+        trips = e.div(e.add(e.sub(chunks, loop.part), parts - 1), parts)
+    step, body = (e.const(0), e) if constant_value(trips) == 1 else e.for_(0, trips)
+    chunk = body.add(body.mul(step, parts), loop.part)
+    offset = body.mul(chunk, tile)
+    start = body.add(loop.start, offset)
+    size_known = constant_value(loop.size)
+    if tile == 1 or (size_known is not None and size_known % tile == 0):
+        size = body.const(tile)
+    else:
+        size = body.min(tile, body.sub(loop.size, offset))
+    for arg, value in zip(loop.body.block.args, (step, start, size)):
+        arg.replace_all_uses_with(value)
+    for op in list(loop.body.block.ops):
+        op.detach()
+        body.op(op)
+    loop.detach()
+    loop.erase()
+
+
+def fix_index(e: Emitter, j: SSAValue, n: int, mode: str) -> SSAValue:
+    """The index actually read for logical index j of an axis of extent n."""
+    if mode == "clamp" or mode == "zero":
+        return e.min(e.max(j, 0), n - 1)
+    if mode == "wrap":
+        return e.srem(e.add(e.srem(j, n), n), n)
+    if mode == "mirror":
+        if n == 1:
+            return e.const(0)
+        period = 2 * (n - 1)
+        r = e.srem(e.add(e.srem(j, period), period), period)
+        return e.select(e.cmp("slt", r, n), r, e.sub(period, r))
+    return j
+
+
+def inside(e: Emitter, index: Sequence[SSAValue], extents: Sequence[int]) -> SSAValue:
+    return e.all_of(
+        [e.and_(e.cmp("sge", j, 0), e.cmp("slt", j, n)) for j, n in zip(index, extents)]
+    )
+
+
+def read(
+    e: Emitter, mem: SSAValue, index: Sequence[SSAValue], perm: Sequence[int], mode: str
+) -> SSAValue:
+    """Load logical position `index` of `mem` (axis i of mem holds logical axis perm[i])."""
+    shape = mem.type.get_shape()  # type: ignore[attr-defined]
+    extents = [shape[perm.index(a)] for a in range(len(perm))]
+    fixed = [fix_index(e, j, n, mode) for j, n in zip(index, extents)]
+    value = e.load(mem, [fixed[a] for a in perm])
+    if mode != "zero":
+        return value
+    return e.select(inside(e, index, extents), value, e.scalar(0, value.type))
+
+
+def eval_expr(e: Emitter, expr: AffineExpr, dims: Sequence[SSAValue], syms: Sequence[SSAValue]) -> Value:
+    if isinstance(expr, AffineConstantExpr):
+        return expr.value
+    if isinstance(expr, AffineDimExpr):
+        return dims[expr.position]
+    if isinstance(expr, AffineSymExpr):
+        return syms[expr.position]
+    assert isinstance(expr, AffineBinaryOpExpr)
+    lhs, rhs = eval_expr(e, expr.lhs, dims, syms), eval_expr(e, expr.rhs, dims, syms)
+    if expr.kind == AffineBinaryOpKind.Add:
+        return e.add(lhs, rhs)
+    assert expr.kind == AffineBinaryOpKind.Mul, "view maps are linear"
+    return e.mul(lhs, rhs)
+
+
+def expand_view_load(load: ViewLoadOp) -> None:
+    e = Emitter.before(load)
+    amap = load.map.data
+    index = [e.value(eval_expr(e, r, load.dims, load.syms)) for r in amap.results]
+    rank = len(index)
+    value = read(e, load.source, index, list(range(rank)), load.boundary.data)
+    load.result.replace_all_uses_with(value)
+    load.detach()
+    load.erase()
+
+
+def expand_copy(copy: CopyOp) -> None:
+    e = Emitter.before(copy)
+    extents = copy.extents.get_values()
+    source_perm, dest_perm = copy.source_perm.get_values(), copy.dest_perm.get_values()
+    mode = copy.boundary.data
+    flat, body = e.for_(copy.worker, prod(extents), copy.workers.value.data)
+    coords = body.delinearize(flat, extents)
+    position = [body.add(b, c) for b, c in zip(copy.base, coords)]
+    dest_index = [coords[a] for a in dest_perm]
+    if mode == "none":
+        shape = copy.source.type.get_shape()  # type: ignore[attr-defined]
+        logical = [shape[source_perm.index(a)] for a in range(len(source_perm))]
+        body = body.if_(inside(body, position, logical))  # type: ignore[assignment]
+        if body is None:
+            copy.detach()
+            copy.erase()
+            return
+    value = read(body, copy.source, position, source_perm, mode)
+    body.store(value, copy.dest, dest_index)
+    copy.detach()
+    copy.erase()
+
+
+def expand_fill(fill: FillOp) -> None:
+    e = Emitter.before(fill)
+    index = []
+    for n in fill.dest.type.get_shape():  # type: ignore[attr-defined]
+        iv, e = e.for_(0, n) if n > 1 else (e.const(0), e)
+        index.append(iv)
+    e.store(fill.value, fill.dest, index)
+    fill.detach()
+    fill.erase()
+
+
+@dataclass(frozen=True)
+class LowLevelExpand(ModulePass):
+    name = "lowlevel-expand"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for o in list(op.walk()):
+            if isinstance(o, ViewLoadOp):
+                expand_view_load(o)
+            elif isinstance(o, CopyOp):
+                expand_copy(o)
+            elif isinstance(o, FillOp):
+                expand_fill(o)
+        for loop in [o for o in op.walk() if isinstance(o, TileForOp)]:
+            expand_tile_for(loop)

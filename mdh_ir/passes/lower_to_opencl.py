@@ -1,0 +1,48 @@
+"""`lower-to-opencl`: the whole pipeline from `mdh.compute` to printable low-level IR.
+
+    mdh-default-config{device=D}, mdh-check-config{device=D}, mdh-tile, mdh-assign-asm,
+    mdh-promote-memory, mdh-place-combine, lowlevel-expand, and xDSL's dce and cse.
+
+`mdh-opt --lower-to-opencl f.mlir` runs it and prints the OpenCL program.
+"""
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
+from xdsl.transforms.dead_code_elimination import DeadCodeElimination
+
+from mdh_ir.passes.assign_asm import MDHAssignASM
+from mdh_ir.passes.check_config import MDHCheckConfig
+from mdh_ir.passes.default_config import MDHDefaultConfig
+from mdh_ir.passes.expand import LowLevelExpand
+from mdh_ir.passes.place_combine import MDHPlaceCombine
+from mdh_ir.passes.promote_memory import MDHPromoteMemory
+from mdh_ir.passes.tile import MDHTile
+
+
+def pipeline(device: str = "cpu") -> list[ModulePass]:
+    return [
+        MDHDefaultConfig(device),
+        MDHCheckConfig(device),
+        MDHTile(),
+        MDHAssignASM(),
+        MDHPromoteMemory(),
+        MDHPlaceCombine(),
+        LowLevelExpand(),
+        DeadCodeElimination(),
+        CommonSubexpressionElimination(),
+    ]
+
+
+@dataclass(frozen=True)
+class LowerToOpenCL(ModulePass):
+    name = "lower-to-opencl"
+
+    device: str = "cpu"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for p in pipeline(self.device):
+            p.apply(ctx, op)

@@ -1,0 +1,410 @@
+"""`mdh-place-combine`: spell out the re-composition (DESIGN.md section 5.5).
+
+Replaces each `lowlevel.accumulate` with explicit code, following `mdh_ir.tiling`:
+
+- without `pw` dimensions, each point's results are stored to the outputs;
+- with `pw` dimensions and `res_mem` "prv", each work-item accumulates into a private
+  buffer (one axis per kept-dimension loop of the scope). It starts at the combine
+  function's identity (`lowlevel.fill`) when the function is a known builtin, and
+  otherwise takes the first value as is. After each run of the scope the accumulator is
+  flushed: if a pw dimension has several work-items, their partial results meet in local
+  memory and are combined in a tree (with barriers; work-items without a value are
+  skipped); then the result goes to the output, or, if pw dimensions are split across
+  work-groups, to a temporary buffer with one slice per work-group. A flush is combined
+  with earlier flushes when pw loops lie outside the scope.
+- with `res_mem` "glb", every value is combined directly into its destination.
+
+Work-group partial results are combined by a second kernel (`<name>_combine`), and each
+`ps` dimension is scanned afterwards by a kernel (`<name>_scan<d>`) that walks each line
+of the outputs along that dimension.
+"""
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from math import prod
+
+from xdsl.context import Context
+from xdsl.dialects import arith, func, memref
+from xdsl.dialects.builtin import Float32Type, Float64Type, MemRefType, ModuleOp
+from xdsl.ir import SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+
+from mdh_ir.combine import identity, meaning
+from mdh_ir.dialects.lowlevel import (
+    LCL,
+    PRV,
+    AccumulateOp,
+    BarrierOp,
+    FillOp,
+    GroupIdOp,
+    KernelOp,
+    LaunchOp,
+    LocalIdOp,
+    TileForOp,
+)
+from mdh_ir.dialects.mdh import Combine
+from mdh_ir.passes.assign_asm import tile_chain
+from mdh_ir.passes.carried import COMPUTE_ATTR, carried
+from mdh_ir.passes.emit import Emitter, constant_value, i1
+from mdh_ir.tiling import Loop, TilePlan
+
+_FLOAT_OPS = {"add": arith.AddfOp, "mul": arith.MulfOp, "max": arith.MaximumfOp, "min": arith.MinimumfOp}
+_INT_OPS = {
+    "add": arith.AddiOp, "mul": arith.MuliOp, "max": arith.MaxSIOp, "min": arith.MinSIOp,
+    "and": arith.AndIOp, "or": arith.OrIOp, "xor": arith.XOrIOp,
+}  # fmt: skip
+SIDE = 64
+"""Work-group size of the combine and scan kernels."""
+
+
+def combine_values(
+    e: Emitter, c: Combine, lhs: Sequence[SSAValue], rhs: Sequence[SSAValue]
+) -> list[SSAValue]:
+    """g(lhs, rhs) for combine operator c, element-wise over the outputs."""
+    if c.builtin:
+        ops = [
+            (_FLOAT_OPS if isinstance(a.type, Float32Type | Float64Type) else _INT_OPS)[c.func]  # type: ignore
+            for a in lhs
+        ]
+        return [e.emit(op(a, b)) for op, a, b in zip(ops, lhs, rhs)]
+    call = e.op(func.CallOp(c.func, [*lhs, *rhs], [a.type for a in lhs]))  # type: ignore[arg-type]
+    return list(call.results)
+
+
+def out_index(amap, point: Sequence[SSAValue]) -> list[SSAValue]:
+    return [point[r.position] for r in amap.results]
+
+
+def linear_id(e: Emitter, ids: Sequence[SSAValue], counts: Sequence[int]) -> SSAValue:
+    """Row-major linear id of part ids `ids` among `counts` parts."""
+    terms, stride = [], 1
+    for i, n in reversed(list(zip(ids, counts))):
+        terms.append((stride, i))
+        stride *= n
+    return e.linear(terms)
+
+
+class Placement:
+    """The re-composition of one kernel."""
+
+    def __init__(self, kernel: KernelOp, module: ModuleOp):
+        self.kernel = kernel
+        self.plan: TilePlan = carried(kernel, kernel.function_type.inputs.data)
+        self.op = self.plan.op
+        (self.acc,) = [a for a in kernel.walk() if isinstance(a, AccumulateOp)]
+        self.loops: dict[Loop, TileForOp] = {
+            (lp.layer.data, lp.dim.value.data): lp
+            for layer in ("lt", "pt", "el")
+            for lp in tile_chain(kernel, layer)
+        }
+        self.point = list(self.acc.point)
+        self.types = [v.type for v in self.acc.values]
+        pw = [c for c in self.op.combines if c.kind == "pw"]
+        self.pw = pw[0] if pw else None
+        name = meaning(module, self.pw) if self.pw else None
+        self.identity = [identity(name, t) for t in self.types] if name else None
+
+    # --- helpers ------------------------------------------------------------------
+
+    def loop(self, lp: Loop) -> TileForOp:
+        return self.loops[lp]
+
+    def wi_ids(self, dims: Sequence[int]) -> list[SSAValue]:
+        return [self.loop(("pt", d)).part for d in dims]
+
+    def group_ids(self, dims: Sequence[int]) -> list[SSAValue]:
+        return [self.loop(("lt", d)).part for d in dims]
+
+    def all_first(self, e: Emitter, loops: Sequence[Loop]) -> SSAValue:
+        """Whether every pw loop among `loops` is in its first step."""
+        pw = [lp for lp in loops if self.plan.kind(lp[1]) == "pw" and self.plan.max_trips(*lp) > 1]
+        return e.all_of([e.cmp("eq", self.loop(lp).step, 0) for lp in pw])
+
+    def store_combined(
+        self, e: Emitter, values: Sequence[SSAValue], dests: Sequence[tuple[SSAValue, list]],
+        first: SSAValue | int,
+    ) -> None:  # fmt: skip
+        """dest = value if `first`, else g(dest, value).
+
+        Straight-line code (a select, no branch): PoCL 3.1 cannot compile if/else
+        nested in loops that hold barriers. The destination must hold a defined value.
+        """
+        known = constant_value(first)
+        if known == 1:
+            for v, (mem, idx) in zip(values, dests):
+                e.store(v, mem, idx)
+            return
+        old = [e.load(mem, idx) for mem, idx in dests]
+        combined = combine_values(e, self.pw, old, values)  # type: ignore[arg-type]
+        for v, c, (mem, idx) in zip(values, combined, dests):
+            e.store(c if known == 0 else e.select(first, v, c), mem, idx)  # type: ignore[arg-type]
+
+    def for_kept_loops(
+        self, e: Emitter, body: Callable[[Emitter, list[SSAValue], list[SSAValue]], None]
+    ) -> None:
+        """Re-run the kept-dimension loops of the scope; `body(e, acc_index, point)`."""
+        mapping: dict[SSAValue, SSAValue] = {}
+        steps, point = [], list(self.point)
+        for lp in self.plan.acc_loops:
+            old = self.loop(lp)
+            new = TileForOp(
+                old.layer.data, lp[1], mapping.get(old.start, old.start),
+                mapping.get(old.size, old.size), old.tile.value.data, old.parts.value.data,
+                old.part, old.max_trips.value.data,
+            )  # fmt: skip
+            e.op(new)
+            for a, b in zip(old.body.block.args, new.body.block.args):
+                mapping[a] = b
+            steps.append(new.step)
+            if lp[0] == "el":
+                point[lp[1]] = new.tile_start
+            e = Emitter.at_end(new.body.block)
+        body(e, steps, point)
+
+    # --- the three cases -------------------------------------------------------------
+
+    def destinations(self, e: Emitter, point: list[SSAValue], temps) -> list[tuple[SSAValue, list]]:
+        if temps is None:
+            return [
+                (out, out_index(m, point)) for out, m in zip(self.acc.outputs, self.op.output_maps)
+            ]
+        group = linear_id(e, self.group_ids(self.plan.pw_dims), [self.plan.cfg.num_wg[d] for d in self.plan.pw_dims])
+        flat = self.flat_out_index(e, point)
+        return [(t, [group, flat]) for t in temps]
+
+    def flat_out_index(self, e: Emitter, point: list[SSAValue]) -> SSAValue:
+        """Row-major position of `point` among the kept dimensions (first output order)."""
+        amap = self.op.output_maps[0]
+        idx = out_index(amap, point)
+        shape = [self.plan.sizes[r.position] for r in amap.results]
+        return linear_id(e, idx, shape)
+
+    def store_points(self) -> None:
+        e = Emitter.before(self.acc)
+        for v, out, m in zip(self.acc.values, self.acc.outputs, self.op.output_maps):
+            e.store(v, out, out_index(m, self.point))
+
+    def combine_in_place(self, temps) -> None:
+        e = Emitter.before(self.acc)
+        first = self.all_first(e, self.plan.nest)
+        self.store_combined(e, list(self.acc.values), self.destinations(e, self.point, temps), first)
+
+    def accumulate_private(self, temps) -> None:
+        plan, kernel = self.plan, self.kernel
+        start = self.loop(plan.nest[plan.scope_start])
+        top = Emitter.at_start(kernel.body.block)
+        shape = plan.acc_extents or [1]
+        accs = [top.emit(memref.AllocaOp.get(t, shape=shape, memory_space=PRV)) for t in self.types]
+        has = None
+        if self.identity is None and plan.cross_wi:
+            has = top.emit(memref.AllocaOp.get(i1, shape=[1], memory_space=PRV))
+
+        before = Emitter.before(start)
+        initial = self.identity or [0] * len(self.types)
+        for acc, value, t in zip(accs, initial, self.types):
+            before.op(FillOp(acc, before.scalar(value, t)))
+        if has is not None:
+            before.store(before.const(0, i1), has, [0])
+
+        e = Emitter.before(self.acc)
+        index = [self.loop(lp).step for lp in plan.acc_loops] or [e.const(0)]
+        dests = [(acc, index) for acc in accs]
+        if self.identity is not None:
+            olds = [e.load(acc, index) for acc in accs]
+            for v, acc in zip(combine_values(e, self.pw, olds, list(self.acc.values)), accs):  # type: ignore
+                e.store(v, acc, index)
+        else:
+            self.store_combined(e, list(self.acc.values), dests, self.all_first(e, plan.scope))
+        if has is not None:
+            e.store(e.const(1, i1), has, [0])
+
+        flush = Emitter(InsertPoint.after(start))
+        source, writer, kept_lin = accs, None, None
+        if plan.cross_wi:
+            source, writer, kept_lin = self.combine_work_items(flush, accs, has)
+        first = self.all_first(flush, plan.outer_pw_loops)
+
+        def write(e: Emitter, steps: list[SSAValue], point: list[SSAValue]) -> None:
+            index = steps or [e.const(0)]
+            if kept_lin is not None:
+                index = [e.const(0), kept_lin, *index]
+            values = [e.load(src, index) for src in source]
+            self.store_combined(e, values, self.destinations(e, point, temps), first)
+
+        self.for_kept_loops(flush.if_(writer) if writer is not None else flush, write)  # type: ignore
+
+    def combine_work_items(self, e: Emitter, accs, has):
+        """Tree-combine the partial results of work-items that differ in pw ids."""
+        plan = self.plan
+        pw_counts = [plan.cfg.num_wi[d] for d in plan.pw_dims]
+        kept_counts = [plan.cfg.num_wi[d] for d in plan.kept_dims]
+        n_pw, n_kept = prod(pw_counts), prod(kept_counts)
+        top = Emitter.at_start(self.kernel.body.block)
+        shape = [n_pw, n_kept, *(plan.acc_extents or [1])]
+        scratch = [top.emit(memref.AllocaOp.get(t, shape=shape, memory_space=LCL)) for t in self.types]
+        valid = None
+        if has is not None:
+            valid = top.emit(memref.AllocaOp.get(i1, shape=[n_pw, n_kept], memory_space=LCL))
+        pw_lin = linear_id(e, self.wi_ids(plan.pw_dims), pw_counts)
+        kept_lin = linear_id(e, self.wi_ids(plan.kept_dims), kept_counts)
+
+        def publish(b: Emitter, steps, _point) -> None:
+            index = steps or [b.const(0)]
+            for acc, s in zip(accs, scratch):
+                b.store(b.load(acc, index), s, [pw_lin, kept_lin, *index])
+
+        self.for_kept_loops(e, publish)
+        if valid is not None:
+            e.store(e.load(has, [0]), valid, [pw_lin, kept_lin])
+        e.op(BarrierOp())
+        stride = 1
+        while stride < n_pw:
+            stride *= 2
+        while stride > 1:
+            stride //= 2
+            partner = e.add(pw_lin, stride)
+            active = e.and_(e.cmp("slt", pw_lin, stride), e.cmp("slt", partner, n_pw))
+            step = e.if_(active)
+            assert step is not None
+            self.tree_step(step, scratch, valid, pw_lin, partner, kept_lin)
+            e.op(BarrierOp())
+        return scratch, e.cmp("eq", pw_lin, 0), kept_lin
+
+    def tree_step(self, e: Emitter, scratch, valid, me, partner, kept) -> None:
+        """scratch[me] = g(scratch[me], scratch[partner]), skipping partials without value."""
+
+        def combine(b: Emitter, steps, _point) -> None:
+            index = steps or [b.const(0)]
+            dests = [(s, [me, kept, *index]) for s in scratch]
+            if valid is None:
+                self.store_combined(b, [b.load(s, [partner, kept, *index]) for s in scratch], dests, 0)
+                return
+            take = b.if_(b.load(valid, [partner, kept]))
+            theirs = [take.load(s, [partner, kept, *index]) for s in scratch]  # type: ignore
+            mine_missing = take.emit(arith.XOrIOp(take.load(valid, [me, kept]), take.const(1, i1)))  # type: ignore
+            self.store_combined(take, theirs, dests, mine_missing)  # type: ignore[arg-type]
+
+        self.for_kept_loops(e, combine)
+        if valid is not None:
+            mine = e.load(valid, [me, kept])
+            e.store(e.emit(arith.OrIOp(mine, e.load(valid, [partner, kept]))), valid, [me, kept])
+
+    def run(self, module: ModuleOp) -> None:
+        plan = self.plan
+        temps = None
+        if plan.accumulates and plan.pw_groups > 1:
+            temps = self.add_temps(module)
+        if not plan.accumulates:
+            self.store_points()
+        elif plan.cfg.res_mem[0] == "glb":
+            self.combine_in_place(temps)
+        else:
+            self.accumulate_private(temps)
+        self.acc.detach()
+        self.acc.erase()
+        if temps is not None:
+            self.add_combine_kernel(module)
+        for d in range(plan.rank):
+            if plan.kind(d) == "ps":
+                self.add_scan_kernel(module, d)
+
+    # --- extra buffers and kernels ------------------------------------------------------
+
+    def launch(self, module: ModuleOp) -> LaunchOp:
+        name = self.kernel.sym_name.data
+        return next(
+            op for op in module.walk() if isinstance(op, LaunchOp) and op.kernel.string_value() == name
+        )
+
+    def add_temps(self, module: ModuleOp) -> list[SSAValue]:
+        """Temporary buffers [work-group, output element] as new kernel arguments."""
+        elems = prod(self.plan.sizes[d] for d in self.plan.kept_dims)
+        types = [MemRefType(t, [self.plan.pw_groups, elems]) for t in self.types]
+        launch = self.launch(module)
+        host = Emitter.before(launch)
+        temps = [host.emit(memref.AllocOp.get(t.element_type, shape=t.get_shape())) for t in types]
+        launch.operands = [*launch.args, *temps]
+        block = self.kernel.body.block
+        args = [block.insert_arg(t, len(block.args)) for t in types]
+        self.kernel.function_type = type(self.kernel.function_type).from_lists(
+            [a.type for a in block.args], []
+        )
+        self.temps_host = temps
+        return args
+
+    def side_kernel(self, module: ModuleOp, name: str, buffers, items: int, body) -> None:
+        """A kernel with one work-item per item (1-D NDRange), launched after the others."""
+        kernel = KernelOp(name, [b.type for b in buffers])
+        kernel.attributes[COMPUTE_ATTR] = self.kernel.attributes[COMPUTE_ATTR]
+        e = Emitter.at_end(kernel.body.block)
+        item = e.add(e.mul(e.emit(GroupIdOp(0)), SIDE), e.emit(LocalIdOp(0)))
+        body(e.if_(e.cmp("slt", item, items)), item, kernel.body.block.args)
+        Rewriter.insert_op(kernel, InsertPoint.after(self.kernel))
+        last = self.launch(module)
+        while isinstance(last.next_op, LaunchOp):
+            last = last.next_op
+        groups = -(-items // SIDE)
+        launch = LaunchOp(name, buffers, [groups * SIDE, 1, 1], [SIDE, 1, 1])
+        Rewriter.insert_op(launch, InsertPoint.after(last))
+
+    def add_combine_kernel(self, module: ModuleOp) -> None:
+        plan = self.plan
+        outputs = list(self.launch(module).args[len(self.op.inputs) : len(self.op.inputs) + len(self.types)])
+        temps = self.temps_host
+        elems = prod(plan.sizes[d] for d in plan.kept_dims)
+        amap = self.op.output_maps[0]
+        kept_shape = [plan.sizes[r.position] for r in amap.results]
+
+        def body(e: Emitter, item: SSAValue, args) -> None:
+            temp_args, out_args = args[: len(temps)], args[len(temps) :]
+            values = [e.load(t, [e.const(0), item]) for t in temp_args]
+            for p in range(1, plan.pw_groups):
+                more = [e.load(t, [e.const(p), item]) for t in temp_args]
+                values = combine_values(e, self.pw, values, more)  # type: ignore[arg-type]
+            coords = e.delinearize(item, kept_shape)
+            point: list[SSAValue] = [e.const(0)] * plan.rank
+            for r, c in zip(amap.results, coords):
+                point[r.position] = c
+            for v, out, m in zip(values, out_args, self.op.output_maps):
+                e.store(v, out, out_index(m, point))
+
+        self.side_kernel(
+            module, f"{self.kernel.sym_name.data}_combine", [*temps, *outputs], elems, body
+        )
+
+    def add_scan_kernel(self, module: ModuleOp, d: int) -> None:
+        plan = self.plan
+        c = plan.combines[d]
+        n = plan.sizes[d]
+        others = [k for k in plan.kept_dims if k != d]
+        lines = prod(plan.sizes[k] for k in others)
+        outputs = list(self.launch(module).args[len(self.op.inputs) : len(self.op.inputs) + len(self.types)])
+
+        def body(e: Emitter, item: SSAValue, args) -> None:
+            coords = e.delinearize(item, [plan.sizes[k] for k in others])
+            point: list[SSAValue] = [e.const(0)] * plan.rank
+            for k, x in zip(others, coords):
+                point[k] = x
+            iv, inner = e.for_(1, n)
+            prev = list(point)
+            prev[d] = inner.sub(iv, 1)
+            here = list(point)
+            here[d] = iv
+            lhs = [inner.load(o, out_index(m, prev)) for o, m in zip(args, self.op.output_maps)]
+            rhs = [inner.load(o, out_index(m, here)) for o, m in zip(args, self.op.output_maps)]
+            for v, o, m in zip(combine_values(inner, c, lhs, rhs), args, self.op.output_maps):
+                inner.store(v, o, out_index(m, here))
+
+        self.side_kernel(module, f"{self.kernel.sym_name.data}_scan{d}", outputs, lines, body)
+
+
+@dataclass(frozen=True)
+class MDHPlaceCombine(ModulePass):
+    name = "mdh-place-combine"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        kernels = [k for k in op.walk() if isinstance(k, KernelOp)]
+        for kernel in kernels:
+            if any(isinstance(a, AccumulateOp) for a in kernel.walk()):
+                Placement(kernel, op).run(op)

@@ -1,0 +1,162 @@
+"""`mdh-promote-memory`: cache input tiles in local and private memory (DESIGN.md 5.4).
+
+For each input buffer b with `inp_mem[0][b] == "lcl"`, every local tile copies the box
+of b it reads (`mdh_ir.tiling.TilePlan.box`) into a local-memory buffer, cooperatively
+(work-item i of the work-group copies every i-th element), between barriers (none
+when a work-group has one work-item):
+
+    lowlevel.tile_for "lt" ... {                  innermost local-tile loop
+      lowlevel.copy %b[origin] -> %b_lcl ... by %wi of 256
+      lowlevel.barrier
+      ...                                         private tiles read %b_lcl
+      lowlevel.barrier
+    }
+
+With `inp_mem[1][b] == "prv"`, every private tile copies its box into a private buffer
+(from the local copy if there is one). Boxes are stored in `buf_layout` axis order.
+Reads (`view_load`) are redirected to the innermost copy, at `map(point) - origin`.
+Boundary modes are applied when copying from global memory.
+"""
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import memref
+from xdsl.dialects.builtin import AffineMapAttr, MemRefType, ModuleOp
+from xdsl.ir import SSAValue
+from xdsl.ir.affine import AffineExpr, AffineMap
+from xdsl.passes import ModulePass
+
+from mdh_ir.dialects.lowlevel import LCL, PRV, BarrierOp, CopyOp, KernelOp, TileForOp, ViewLoadOp
+from mdh_ir.passes.assign_asm import tile_chain
+from mdh_ir.passes.carried import carried
+from mdh_ir.passes.emit import Emitter
+from mdh_ir.tiling import Box, TilePlan
+
+
+@dataclass
+class Cache:
+    """A copy of a buffer's box: the buffer, its origin (logical axes) and axis order."""
+
+    buffer: SSAValue
+    origin: list[SSAValue]
+    perm: tuple[int, ...]
+    extents: tuple[int, ...]
+
+
+def box_origin(e: Emitter, box: Box, loops: list[TileForOp], tile: list[int]) -> list[SSAValue]:
+    """Per logical axis, the smallest index a tile with these loops' tile starts reads."""
+    by_dim = {loop.dim.value.data: loop for loop in loops}
+    origin = []
+    for axis in range(len(box.extents)):
+        forms = [access[axis] for access in box.forms]
+        low = min(f.const for f in forms)
+        terms = [
+            (c, by_dim[d].tile_start if c > 0 else e.add(by_dim[d].tile_start, tile[d] - 1))
+            for d, c in enumerate(forms[0].coeffs)
+            if c
+        ]
+        origin.append(e.linear(terms, low))
+    return origin
+
+
+def alloc(kernel: KernelOp, elem, box: Box, perm, space) -> SSAValue:
+    shape = [box.extents[p] for p in perm]
+    e = Emitter.at_start(kernel.body.block)
+    return e.emit(memref.AllocaOp.get(elem, shape=shape, memory_space=space))
+
+
+def shifted_map(amap: AffineMap, cache: Cache) -> AffineMapAttr:
+    """`map(point) - origin`, in the cache's axis order; origins are the symbols."""
+    results = [amap.results[p] - AffineExpr.symbol(p) for p in cache.perm]
+    return AffineMapAttr(AffineMap(amap.num_dims, len(amap.results), tuple(results)))
+
+
+def promote(kernel: KernelOp) -> None:
+    plan: TilePlan = carried(kernel, kernel.function_type.inputs.data)
+    cfg, op = plan.cfg, plan.op
+    args = kernel.body.block.args
+    local, private = tile_chain(kernel, "lt"), tile_chain(kernel, "pt")
+    caches: dict[int, Cache] = {}
+
+    lt_body = local[-1].body.block
+    lcl = plan.cached("lt")
+    if lcl:
+        e = Emitter.at_start(lt_body)
+        worker = e.linear(
+            [(stride, loop.part) for stride, loop in _strides(private, cfg.num_wi)]
+        )
+        for b in lcl:
+            box = plan.box(b, "lt")
+            perm = cfg.buf_layout[0][b]
+            cache = Cache(
+                alloc(kernel, op.input_element_types[b], box, perm, LCL),  # type: ignore[arg-type]
+                box_origin(e, box, local, list(cfg.lt_size)),  # type: ignore[arg-type]
+                perm,
+                box.extents,  # type: ignore[union-attr]
+            )
+            rank = len(cache.origin)
+            e.op(
+                CopyOp(args[b], cache.buffer, cache.origin, cache.extents, tuple(range(rank)),
+                       perm, op.boundaries[b], worker, plan.wg_size)
+            )  # fmt: skip
+            caches[b] = cache
+        if plan.wg_size > 1:
+            e.op(BarrierOp())
+            Emitter.at_end(lt_body).op(BarrierOp())
+
+    pt_body = private[-1].body.block
+    e = Emitter.at_start(pt_body)
+    for b in plan.cached("pt"):
+        box = plan.box(b, "pt")
+        perm = cfg.buf_layout[1][b]
+        origin = box_origin(e, box, private, list(cfg.pt_size))  # type: ignore[arg-type]
+        cache = Cache(
+            alloc(kernel, op.input_element_types[b], box, perm, PRV),  # type: ignore[arg-type]
+            origin,
+            perm,
+            box.extents,  # type: ignore[union-attr]
+        )
+        source, base, source_perm, mode = args[b], origin, tuple(range(len(origin))), op.boundaries[b]
+        if b in caches:
+            outer = caches[b]
+            source, source_perm, mode = outer.buffer, outer.perm, "none"
+            base = [e.sub(o, p) for o, p in zip(origin, outer.origin)]
+        zero = e.const(0)
+        e.op(CopyOp(source, cache.buffer, base, cache.extents, source_perm, perm, mode, zero, 1))
+        caches[b] = cache
+
+    for load in list(kernel.walk()):
+        if isinstance(load, ViewLoadOp) and load.source in args[: len(op.inputs)]:
+            b = args.index(load.source)
+            if b in caches:
+                cache = caches[b]
+                new = ViewLoadOp(
+                    cache.buffer, load.dims, cache.origin, shifted_map(load.map.data, cache), "none"
+                )
+                Emitter.before(load).op(new)
+                load.results[0].replace_all_uses_with(new.result)
+                load.detach()
+                load.erase()
+
+
+def _strides(loops: list[TileForOp], counts) -> list[tuple[int, TileForOp]]:
+    """(stride, loop) for a row-major linear id over the dimensions' part ids."""
+    by_dim = sorted(loops, key=lambda lp: lp.dim.value.data)
+    result, stride = [], 1
+    for loop in reversed(by_dim):
+        d = loop.dim.value.data
+        if counts[d] > 1:
+            result.append((stride, loop))
+            stride *= counts[d]
+    return result
+
+
+@dataclass(frozen=True)
+class MDHPromoteMemory(ModulePass):
+    name = "mdh-promote-memory"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for kernel in op.walk():
+            if isinstance(kernel, KernelOp):
+                promote(kernel)

@@ -1,0 +1,217 @@
+"""Run MDH computations on OpenCL devices through pyopencl.
+
+    program = compile_module(module, device="cpu")     # lower, check, build once
+    (w,) = program(M, v)                                # numpy in, numpy out
+    outputs, seconds = program.run([M, v], repeats=20)  # kernel times (profiling events)
+
+The device is chosen by argument or by `MDH_DEVICE`: `cpu` (the default: the first CPU
+device, PoCL; simulators such as Oclgrind are only used when named), `gpu`, or
+`PLATFORM:DEVICE` where each part is an index or a substring of the name. The configuration is checked against the real device's limits before any
+build; a build failure raises `BuildError` carrying the OpenCL log and the source.
+
+PoCL 3.1 (Debian 12's) mishandles optimized kernels that hold work-group barriers: its
+parallel-region construction can abort (`ParallelRegion::Verify` / `Create`
+assertions) or produce wrong results. Programs with barriers are therefore built with
+`-cl-opt-disable` on PoCL (`build_options`); CPU-class configurations use no barriers.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from functools import cache
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects import func, memref
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import SSAValue
+
+from mdh_ir.config import Config
+from mdh_ir.constraints import violations
+from mdh_ir.device import DeviceInfo
+from mdh_ir.dialects.lowlevel import BarrierOp, LaunchOp
+from mdh_ir.dialects.mdh import ComputeOp
+from mdh_ir.emit_opencl import opencl_source
+from mdh_ir.errors import MDHError
+from mdh_ir.passes.lower_to_opencl import pipeline
+from mdh_ir.semantics.reference import find_compute
+from mdh_ir.semantics.scalar_eval import numpy_dtype
+
+
+class DeviceError(Exception):
+    """No OpenCL device matches the request."""
+
+
+class BuildError(Exception):
+    """The OpenCL compiler rejected a generated program."""
+
+    def __init__(self, log: str, source: str):
+        super().__init__(f"OpenCL build failed:\n{log}")
+        self.log = log
+        self.source = source
+
+
+def _match(items, key: str, name) -> list:
+    if key.isdigit():
+        return [items[int(key)]] if int(key) < len(items) else []
+    return [x for x in items if key.lower() in name(x).lower()]
+
+
+@cache
+def select_device(spec: str | None = None):
+    """The pyopencl device for `spec` (see the module docstring)."""
+    import pyopencl as cl
+
+    spec = spec or os.environ.get("MDH_DEVICE") or "cpu"
+    platforms = cl.get_platforms()
+    devices = [d for p in platforms for d in p.get_devices()]
+    if spec in ("cpu", "gpu"):
+        wanted = cl.device_type.CPU if spec == "cpu" else cl.device_type.GPU
+        found = [d for d in devices if d.type & wanted and "Oclgrind" not in d.platform.name]
+    else:
+        plat, _, dev = spec.partition(":")
+        found = [
+            d for p in _match(platforms, plat, lambda p: p.name)
+            for d in _match(p.get_devices(), dev or "0", lambda d: d.name)
+        ]  # fmt: skip
+    if not found:
+        available = "; ".join(f"{d.platform.name}: {d.name}" for d in devices) or "none"
+        raise DeviceError(f"no OpenCL device matches '{spec}' (available: {available})")
+    return found[0]
+
+
+@cache
+def _context(device):
+    import pyopencl as cl
+
+    ctx = cl.Context([device])
+    queue = cl.CommandQueue(ctx, properties=cl.command_queue_properties.PROFILING_ENABLE)
+    return ctx, queue
+
+
+def lower(module: ModuleOp, info: DeviceInfo, config: Config | None = None) -> ModuleOp:
+    """A lowered copy of `module`, its configuration checked against `info`."""
+    lowered = module.clone()
+    op = find_compute(lowered)
+    if config is not None:
+        op.config = config.to_attr()
+    ctx = Context()
+    passes = pipeline(info.kind)
+    passes[0].apply(ctx, lowered)  # mdh-default-config
+    found = violations(op, Config.of(op), info)
+    if found:
+        raise MDHError(f'mdh.compute "{op.comp_name.data}": {found[0]}', op)
+    for p in passes[1:]:
+        p.apply(ctx, lowered)
+    return lowered
+
+
+@dataclass
+class Step:
+    """One host action: allocate a buffer, or launch a kernel on buffers."""
+
+    kind: str
+    value: SSAValue | None = None
+    kernel: str = ""
+    args: list[SSAValue] = field(default_factory=list)
+    global_size: tuple[int, ...] = ()
+    local_size: tuple[int, ...] = ()
+
+
+class Program:
+    """One computation compiled for one device."""
+
+    def __init__(self, module: ModuleOp, device=None, config: Config | None = None):
+        import pyopencl as cl
+
+        self.device = device if device is not None and not isinstance(device, str) else select_device(device)
+        self.info = DeviceInfo.from_cl(self.device)
+        self.op: ComputeOp = find_compute(module)
+        self.lowered = lower(module, self.info, config)
+        self.config = Config.of(find_compute_config_holder(module, self.lowered))
+        self.source = opencl_source(self.lowered)
+        self.ctx, self.queue = _context(self.device)
+        self.build_options = build_options(self.device, self.lowered)
+        try:
+            self.cl_program = cl.Program(self.ctx, self.source).build(options=self.build_options)
+        except cl.RuntimeError as e:
+            raise BuildError(str(e), self.source) from None
+        self.host = host_function(self.lowered)
+        self.kernels = {k: getattr(self.cl_program, k) for k in self.kernel_names()}
+
+    def kernel_names(self) -> list[str]:
+        return [op.kernel.string_value() for op in self.host.walk() if isinstance(op, LaunchOp)]
+
+    def __call__(self, *inputs: np.ndarray) -> list[np.ndarray]:
+        return self.run(list(inputs))[0]
+
+    def run(self, inputs: list[np.ndarray], repeats: int = 1) -> tuple[list[np.ndarray], list[float]]:
+        """Outputs and, per repeat, the summed kernel time in seconds."""
+        import pyopencl as cl
+
+        block = self.host.body.block
+        mf = cl.mem_flags
+        buffers: dict[SSAValue, object] = {}
+        for arg, x, t in zip(block.args, inputs, self.op.input_element_types):
+            expected = tuple(arg.type.get_shape())  # type: ignore[attr-defined]
+            x = np.ascontiguousarray(x, dtype=numpy_dtype(t))
+            if x.shape != expected:
+                raise ValueError(f"input of shape {x.shape}, expected {expected}")
+            buffers[arg] = cl.Buffer(self.ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=x)
+        times = []
+        for _ in range(repeats):
+            elapsed = 0.0
+            for op in block.ops:
+                if isinstance(op, memref.AllocOp):
+                    t = op.memref.type
+                    nbytes = int(np.prod(t.get_shape())) * numpy_dtype(t.element_type).itemsize  # type: ignore
+                    buffers[op.memref] = cl.Buffer(self.ctx, mf.READ_WRITE, size=max(nbytes, 1))
+                    cl.enqueue_fill_buffer(self.queue, buffers[op.memref], np.uint8(0xFF), 0, nbytes)
+                elif isinstance(op, LaunchOp):
+                    kernel = self.kernels[op.kernel.string_value()]
+                    event = kernel(
+                        self.queue,
+                        tuple(op.global_size.get_values()),
+                        tuple(op.local_size.get_values()),
+                        *[buffers[a] for a in op.args],
+                    )
+                    event.wait()
+                    elapsed += (event.profile.end - event.profile.start) * 1e-9
+            times.append(elapsed)
+        ret = next(op for op in block.ops if isinstance(op, func.ReturnOp))
+        outputs = []
+        for v in ret.arguments:
+            t = v.type
+            out = np.empty(t.get_shape(), dtype=numpy_dtype(t.element_type))  # type: ignore
+            cl.enqueue_copy(self.queue, out, buffers[v])
+            outputs.append(out)
+        return outputs, times
+
+
+def build_options(device, lowered: ModuleOp) -> list[str]:
+    """OpenCL build options: see the module docstring for the PoCL workaround."""
+    pocl = "Portable Computing Language" in device.platform.name
+    if pocl and any(isinstance(op, BarrierOp) for op in lowered.walk()):
+        return ["-cl-opt-disable"]
+    return []
+
+
+def find_compute_config_holder(module: ModuleOp, lowered: ModuleOp) -> ComputeOp:
+    """The original op, carrying the configuration the lowering used."""
+    from mdh_ir.dialects.lowlevel import KernelOp
+    from mdh_ir.passes.carried import carried
+
+    kernel = next(k for k in lowered.walk() if isinstance(k, KernelOp))
+    return carried(kernel, kernel.function_type.inputs.data).op
+
+
+def host_function(lowered: ModuleOp) -> func.FuncOp:
+    return next(
+        f for f in lowered.ops
+        if isinstance(f, func.FuncOp) and any(isinstance(o, LaunchOp) for o in f.walk())
+    )  # fmt: skip
+
+
+def compile_module(module: ModuleOp, device=None, config: Config | None = None) -> Program:
+    return Program(module, device, config)

@@ -1,0 +1,167 @@
+"""Static facts of a configured computation, shared by the constraint check and the passes.
+
+For dimension d of size N with num_wg G, num_wi W, lt_size L and pt_size P:
+
+- layer "lt": [0, N) is cut into ceil(N/L) local tiles; tile t goes to work-group
+  t mod G, which visits its tiles in increasing order (at most ceil(ceil(N/L)/G) steps);
+- layer "pt": a local tile (L elements, fewer for the last) is cut into private tiles of
+  P elements; private tile u goes to work-item u mod W (at most ceil(ceil(L/P)/W) steps);
+- layer "el": the elements of a private tile, in order (at most P).
+
+The loop nest of a work-item is the "lt" loops in `loop_order[0]`, then the "pt" loops
+in `loop_order[1]`, then the "el" loops in the same order. For computations with `pw`
+dimensions, a work-item accumulates its results in an accumulator that lives across the
+*scope*: the loops from `scope_start` on (chosen by `combine_layer`); after each run of
+the scope the accumulator is flushed (combined across work-items, then into the output).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+from math import prod
+
+from mdh_ir.affine import Linear, linear_results
+from mdh_ir.config import Config
+from mdh_ir.dialects.mdh import Combine, ComputeOp
+
+Loop = tuple[str, int]
+"""A loop of the work-item's nest: (layer, dimension)."""
+
+
+def ceildiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+@dataclass(frozen=True)
+class Box:
+    """The region of an input buffer a tile reads: per buffer axis, its extent."""
+
+    extents: tuple[int, ...]
+    forms: tuple[tuple[Linear, ...], ...]
+    """Per access, per axis, the linear index form."""
+
+    @property
+    def size(self) -> int:
+        return prod(self.extents)
+
+
+class TilePlan:
+    """Everything the lowering derives from (op, config) alone."""
+
+    def __init__(self, op: ComputeOp, cfg: Config):
+        self.op = op
+        self.cfg = cfg
+        self.sizes = op.sizes
+        self.rank = len(self.sizes)
+        self.combines: list[Combine] = op.combines
+
+    # --- dimensions ----------------------------------------------------------------
+
+    def kind(self, d: int) -> str:
+        return self.combines[d].kind
+
+    @cached_property
+    def pw_dims(self) -> list[int]:
+        return [d for d in range(self.rank) if self.kind(d) == "pw"]
+
+    @cached_property
+    def kept_dims(self) -> list[int]:
+        return [d for d in range(self.rank) if self.kind(d) != "pw"]
+
+    def tile(self, layer: str, d: int) -> int:
+        return {"lt": self.cfg.lt_size, "pt": self.cfg.pt_size}[layer][d] if layer != "el" else 1
+
+    def max_trips(self, layer: str, d: int) -> int:
+        n, cfg = self.sizes[d], self.cfg
+        if layer == "lt":
+            return ceildiv(ceildiv(n, cfg.lt_size[d]), cfg.num_wg[d])
+        if layer == "pt":
+            return ceildiv(ceildiv(cfg.lt_size[d], cfg.pt_size[d]), cfg.num_wi[d])
+        return cfg.pt_size[d]
+
+    # --- the work-item's loop nest -------------------------------------------------------
+
+    @cached_property
+    def nest(self) -> list[Loop]:
+        lt, pt = self.cfg.loop_order
+        return [("lt", d) for d in lt] + [("pt", d) for d in pt] + [("el", d) for d in pt]
+
+    @cached_property
+    def scope_start(self) -> int:
+        """Index in `nest` of the outermost loop the accumulator lives across."""
+        layer = self.cfg.combine_layer
+        if layer == "lt":
+            return self.rank
+        ends = [
+            i + 1
+            for i, (lay, d) in enumerate(self.nest)
+            if lay == ("lt" if layer == "end" else "pt") and self.kind(d) != "pw"
+        ]
+        return ends[-1] if ends else (0 if layer == "end" else self.rank)
+
+    @cached_property
+    def scope(self) -> list[Loop]:
+        return self.nest[self.scope_start :]
+
+    @cached_property
+    def acc_loops(self) -> list[Loop]:
+        """The kept-dimension loops inside the scope: one accumulator axis each."""
+        return [lp for lp in self.scope if self.kind(lp[1]) != "pw"]
+
+    @cached_property
+    def acc_extents(self) -> list[int]:
+        return [self.max_trips(*lp) for lp in self.acc_loops]
+
+    @cached_property
+    def outer_pw_loops(self) -> list[Loop]:
+        """pw loops outside the scope: each flush is combined into earlier flushes."""
+        return [lp for lp in self.nest[: self.scope_start] if self.kind(lp[1]) == "pw"]
+
+    @property
+    def accumulates(self) -> bool:
+        return bool(self.pw_dims)
+
+    @cached_property
+    def cross_wi(self) -> bool:
+        """Whether work-items' partial results are combined in local memory."""
+        return any(self.cfg.num_wi[d] > 1 for d in self.pw_dims)
+
+    @cached_property
+    def pw_groups(self) -> int:
+        """Number of work-group partial results per output element."""
+        return prod(self.cfg.num_wg[d] for d in self.pw_dims)
+
+    @cached_property
+    def wg_size(self) -> int:
+        return prod(self.cfg.num_wi)
+
+    @cached_property
+    def pw_wis(self) -> int:
+        return prod(self.cfg.num_wi[d] for d in self.pw_dims)
+
+    # --- input boxes -------------------------------------------------------------------
+
+    def tile_extents(self, layer: str) -> list[int]:
+        return list(self.cfg.lt_size if layer == "lt" else self.cfg.pt_size)
+
+    def box(self, b: int, layer: str) -> Box | None:
+        """The region of input b read by one tile of `layer`; None if its accesses
+        cannot share one box (different slopes)."""
+        forms = [linear_results(m) for m in self.op.input_maps[b]]
+        first = forms[0]
+        if any(
+            not f.same_slope(g) for access in forms for f, g in zip(access, first)  # type: ignore
+        ):
+            return None
+        tile = self.tile_extents(layer)
+        extents = []
+        for axis in range(len(first)):  # type: ignore[arg-type]
+            consts = [access[axis].const for access in forms]  # type: ignore[index]
+            extents.append(first[axis].extent(tile) + max(consts) - min(consts))  # type: ignore
+        return Box(tuple(extents), tuple(tuple(f) for f in forms))  # type: ignore[arg-type]
+
+    def cached(self, layer: str) -> list[int]:
+        """Input buffers cached at `layer` ("lt": in local, "pt": in private memory)."""
+        mem = self.cfg.inp_mem[0 if layer == "lt" else 1]
+        return [b for b, m in enumerate(mem) if m != "glb"]

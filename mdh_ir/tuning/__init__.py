@@ -1,0 +1,1 @@
+"""Auto-tuning: the configuration space of an op, search techniques, the tuning database."""

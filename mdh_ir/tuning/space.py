@@ -1,0 +1,131 @@
+"""The search space of one `mdh.compute` on one device, as a define-by-run sampler.
+
+`sample_config(op, device, trial)` draws every parameter of DESIGN.md section 4 in
+dependency order, each from a range that the earlier choices and the constraints of
+`mdh_ir.constraints` leave open: lt_size <= N, pt_size <= lt_size, num_wi <=
+ceil(lt_size/pt_size) within the work-group budget, num_wg <= ceil(N/lt_size), caches
+only for buffers whose accesses share one box, `wi-combine` choices only when allowed.
+The rules that depend on several choices at once (local and private memory) are checked
+at the end; a draw that breaks them raises `Infeasible` and is never built.
+
+`trial` is anything with optuna's `suggest_int` / `suggest_categorical` /
+`suggest_float` (an `optuna.Trial`, or `RandomTrial` for plain random sampling), so the
+same space serves random search, the optuna samplers and the randomized tests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Protocol
+
+import numpy as np
+
+from mdh_ir.config import Config
+from mdh_ir.constraints import violations
+from mdh_ir.device import DeviceInfo
+from mdh_ir.dialects.mdh import ComputeOp
+from mdh_ir.tiling import TilePlan, ceildiv
+
+
+class Trial(Protocol):
+    def suggest_categorical(self, name: str, choices: Sequence[Any]) -> Any: ...
+
+    def suggest_float(self, name: str, low: float, high: float) -> float: ...
+
+
+class Infeasible(Exception):
+    """A draw that breaks a rule only checkable once every parameter is chosen."""
+
+
+class RandomTrial:
+    """Uniform random choices; records them like an optuna trial's `params`."""
+
+    def __init__(self, rng: np.random.Generator):
+        self.rng = rng
+        self.params: dict[str, Any] = {}
+
+    def suggest_categorical(self, name: str, choices: Sequence[Any]) -> Any:
+        self.params[name] = choices[int(self.rng.integers(len(choices)))]
+        return self.params[name]
+
+    def suggest_float(self, name: str, low: float, high: float) -> float:
+        self.params[name] = float(self.rng.uniform(low, high))
+        return self.params[name]
+
+
+def candidates(limit: int, base: int | None = None) -> list[int]:
+    """Values in [1, limit]: powers of two, divisors of `base`, and `limit` itself."""
+    values = {1, limit}
+    p = 2
+    while p <= limit:
+        values.add(p)
+        p *= 2
+    if base is not None:
+        values.update(d for d in range(1, limit + 1) if base % d == 0)
+    return sorted(values)
+
+
+def permutation(trial: Trial, name: str, n: int) -> tuple[int, ...]:
+    """A permutation of range(n), from one key per element (sorted by key)."""
+    if n == 1:
+        return (0,)
+    keys = [trial.suggest_float(f"{name}_{i}", 0.0, 1.0) for i in range(n)]
+    return tuple(int(i) for i in np.argsort(keys, kind="stable"))
+
+
+def sample_config(op: ComputeOp, device: DeviceInfo, trial: Trial) -> Config:
+    sizes, rank = op.sizes, op.rank
+    kinds = [c.kind for c in op.combines]
+    lt, pt, wi, wg = [], [], [], []
+    budget = device.max_wg_size
+    for d, n in enumerate(sizes):
+        lt.append(trial.suggest_categorical(f"lt{d}", candidates(n, n)))
+        pt.append(trial.suggest_categorical(f"pt{d}", candidates(lt[d], lt[d])))
+        most = min(ceildiv(lt[d], pt[d]), budget, device.max_wi_sizes[0])
+        wi.append(trial.suggest_categorical(f"wi{d}", candidates(most)))
+        budget //= wi[d]
+        wg.append(trial.suggest_categorical(f"wg{d}", candidates(ceildiv(n, lt[d]))))
+
+    probe = Config(
+        num_wg=tuple(wg), num_wi=tuple(wi), lt_size=tuple(lt), pt_size=tuple(pt),
+        inp_mem=((), ()), res_mem=(), ocl_dim=((0,) * rank,) * 2,  # type: ignore[arg-type]
+        buf_layout=((), ()), loop_order=(tuple(range(rank)),) * 2,  # type: ignore[arg-type]
+    )  # fmt: skip
+    plan = TilePlan(op, probe)
+    boxable = [plan.box(b, "lt") is not None for b in range(len(op.inputs))]
+    lcl = tuple(
+        trial.suggest_categorical(f"lcl{b}", ["glb", "lcl"]) if ok else "glb"
+        for b, ok in enumerate(boxable)
+    )
+    prv = tuple(
+        trial.suggest_categorical(f"prv{b}", ["glb", "prv"]) if ok else "glb"
+        for b, ok in enumerate(boxable)
+    )
+    cross_wi = any(wi[d] > 1 for d in range(rank) if kinds[d] == "pw")
+    res_choices = ["prv"] if cross_wi or "pw" not in kinds else ["prv", "glb"]
+    res = trial.suggest_categorical("res_mem", res_choices)
+    layer_choices = ["end", "lt"] if cross_wi else ["end", "lt", "pt"]
+    ranks = [len(v.type.get_shape()) for v in op.inputs]  # type: ignore[attr-defined]
+    cfg = Config(
+        num_wg=tuple(wg),
+        num_wi=tuple(wi),
+        lt_size=tuple(lt),
+        pt_size=tuple(pt),
+        inp_mem=(lcl, prv),
+        res_mem=(res,) * len(op.outputs),
+        ocl_dim=tuple(
+            tuple(trial.suggest_categorical(f"ocl_{layer}{d}", [0, 1, 2]) for d in range(rank))
+            for layer in ("wg", "wi")
+        ),  # type: ignore[arg-type]
+        buf_layout=tuple(
+            tuple(permutation(trial, f"layout_{layer}{b}", r) for b, r in enumerate(ranks))
+            for layer in ("lt", "pt")
+        ),  # type: ignore[arg-type]
+        loop_order=(permutation(trial, "order_lt", rank), permutation(trial, "order_pt", rank)),
+        combine_layer=trial.suggest_categorical("combine_layer", layer_choices),
+    )
+    found = violations(op, cfg, device)
+    if found:
+        raise Infeasible(str(found[0]))
+    return cfg
+
