@@ -18,7 +18,7 @@ lit:
 	PATH=$(abspath $(BIN)):$$PATH $(BIN)/lit -sv lit_tests
 
 pytest:
-	$(BIN)/python -m pytest -q -x
+	$(BIN)/python -m pytest -q -x -n 2
 
 clean:
 	rm -rf $(VENV) *.egg-info lit_tests/**/Output
