@@ -1,4 +1,5 @@
-# `make run`: set up, then lower an example to OpenCL and run it on the default device.
+# `make run`: set up, then lower an example to OpenCL, run it on the default device (PoCL)
+# and check it against the reference semantics.
 # `make test`: set up, then run the whole test suite (lit + pytest).
 VENV := .venv
 BIN := $(VENV)/bin
@@ -10,7 +11,8 @@ setup:
 	@scripts/setup.sh
 
 run: setup
-	$(BIN)/mdh-opt $(EXAMPLE)
+	$(BIN)/mdh-opt --lower-to-opencl $(EXAMPLE)
+	$(BIN)/mdh-run $(EXAMPLE)
 
 test: setup lit pytest
 

@@ -1,7 +1,7 @@
 """The OpenCL C printer: a plain walk over expanded low-level IR.
 
 It makes no decision: each op prints as one statement (SSA values become `const`
-locals), `scf.for`/`scf.if` as C loops and branches, memrefs as flat arrays indexed
+locals, constants are written as literals where they are used), `scf.for`/`scf.if` as C loops and branches, memrefs as flat arrays indexed
 row-major (global: kernel pointer arguments; "lcl": `__local` arrays; "prv": private
 arrays), scalar `func.func`s as OpenCL functions (several results through pointers),
 `lowlevel.kernel`s as `__kernel` functions. Index values are 32-bit `int` (the
@@ -121,6 +121,10 @@ class OpenCLPrinter:
         self.stream.write("  " * self.indent + text + "\n")
 
     def name(self, v: SSAValue) -> str:
+        """A value's C name; constants print as their literal."""
+        if isinstance(v.owner, arith.ConstantOp):
+            text = literal(v.owner.value)
+            return f"({text})" if text.startswith("-") else text
         if v not in self.names:
             self.names[v] = f"v{len(self.names)}"
         return self.names[v]
@@ -206,7 +210,9 @@ class OpenCLPrinter:
         shape = mem.type.get_shape()  # type: ignore[attr-defined]
         terms, stride = [], 1
         for i, n in reversed(list(zip(indices, shape))):
-            terms.append(self.name(i) if stride == 1 else f"{self.name(i)} * {stride}")
+            name = self.name(i)
+            if name != "0":
+                terms.append(name if stride == 1 else f"{name} * {stride}")
             stride *= n
         return " + ".join(reversed(terms)) or "0"
 
@@ -234,9 +240,6 @@ class OpenCLPrinter:
             self.define(op.results[0], f"({c_type(op.results[0].type)}){n(op.operands[0])}")
         else:
             raise PrintError(f"no OpenCL rule for {op.name}")
-
-    def print_constant(self, op: arith.ConstantOp) -> None:
-        self.define(op.result, literal(op.value))
 
     def print_negf(self, op: arith.NegfOp) -> None:
         self.define(op.result, f"-{self.name(op.operand)}")
@@ -319,7 +322,7 @@ class OpenCLPrinter:
         self.line("barrier(CLK_LOCAL_MEM_FENCE);")
 
     HANDLERS: dict[type[Operation], Callable[[OpenCLPrinter, Operation], None]] = {
-        arith.ConstantOp: print_constant,
+        arith.ConstantOp: lambda self, op: None,
         arith.NegfOp: print_negf,
         arith.CmpfOp: print_cmpf,
         arith.CmpiOp: print_cmpi,

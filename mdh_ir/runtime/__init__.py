@@ -123,8 +123,6 @@ class Program:
     """One computation compiled for one device."""
 
     def __init__(self, module: ModuleOp, device=None, config: Config | None = None):
-        import pyopencl as cl
-
         self.device = device if device is not None and not isinstance(device, str) else select_device(device)
         self.info = DeviceInfo.from_cl(self.device)
         self.op: ComputeOp = find_compute(module)
@@ -133,10 +131,7 @@ class Program:
         self.source = opencl_source(self.lowered)
         self.ctx, self.queue = _context(self.device)
         self.build_options = build_options(self.device, self.lowered)
-        try:
-            self.cl_program = cl.Program(self.ctx, self.source).build(options=self.build_options)
-        except cl.RuntimeError as e:
-            raise BuildError(str(e), self.source) from None
+        self.cl_program = build(self.ctx, self.source, self.build_options)
         self.host = host_function(self.lowered)
         self.kernels = {k: getattr(self.cl_program, k) for k in self.kernel_names()}
 
@@ -187,6 +182,16 @@ class Program:
             cl.enqueue_copy(self.queue, out, buffers[v])
             outputs.append(out)
         return outputs, times
+
+
+def build(ctx, source: str, options: list[str]):
+    """Build OpenCL `source`; a failure raises `BuildError` with the log and source."""
+    import pyopencl as cl
+
+    try:
+        return cl.Program(ctx, source).build(options=options)
+    except cl.RuntimeError as e:
+        raise BuildError(str(e), source) from None
 
 
 def build_options(device, lowered: ModuleOp) -> list[str]:

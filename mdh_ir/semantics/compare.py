@@ -1,0 +1,60 @@
+"""Compare computed outputs with the reference semantics.
+
+The rules (BENCHMARKS.md): integer outputs exactly; float outputs of cc-only
+computations within a few float32 ulp of the reference evaluated in the declared
+precision; float outputs of computations that reduce or scan within relative L2 error
+1e-4 of the float64 reference.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.dialects.builtin import ModuleOp
+
+from mdh_ir.semantics.reference import evaluate, find_compute
+
+ULP_TOLERANCE = 8 * float(np.finfo(np.float32).eps)
+L2_TOLERANCE = 1e-4
+
+
+@dataclass(frozen=True)
+class Comparison:
+    ok: bool
+    error: float
+    """The largest error over the outputs (relative L2 or relative element error)."""
+    message: str
+
+
+def compare(
+    module: ModuleOp, inputs: Sequence[np.ndarray], outputs: Sequence[np.ndarray]
+) -> Comparison:
+    op = find_compute(module)
+    reduces = any(c.kind != "cc" for c in op.combines)
+    reference = evaluate(module, inputs, promote=reduces)
+    worst, problems = 0.0, []
+    for j, (got, want) in enumerate(zip(outputs, reference)):
+        if got.shape != want.shape:
+            problems.append(f"output {j}: shape {got.shape}, expected {want.shape}")
+            continue
+        if got.dtype.kind != "f":
+            wrong = int(np.count_nonzero(got != want))
+            if wrong:
+                problems.append(f"output {j}: {wrong} of {got.size} integers differ")
+            continue
+        if reduces:
+            want64 = want.astype(np.float64)
+            error = float(np.linalg.norm(got - want64) / max(float(np.linalg.norm(want64)), 1e-30))
+            tolerance = L2_TOLERANCE
+        else:
+            scale = np.maximum(np.abs(want), 1.0)
+            error = float(np.max(np.abs(got - want) / scale)) if got.size else 0.0
+            tolerance = ULP_TOLERANCE
+        if not np.isfinite(error) or error > tolerance:
+            problems.append(f"output {j}: error {error:.3g} > {tolerance:.3g}")
+        worst = max(worst, error if np.isfinite(error) else np.inf)
+    if problems:
+        return Comparison(False, worst, "; ".join(problems))
+    return Comparison(True, worst, f"max error {worst:.3g}")

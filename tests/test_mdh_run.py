@@ -1,0 +1,59 @@
+"""`mdh-run` as a user runs it: checks, timing, configuration override, one-line errors."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+EXAMPLES = Path(__file__).parent.parent / "examples"
+
+
+def mdh_run(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "mdh_ir.tools.mdh_run", *args], capture_output=True, text=True
+    )
+
+
+def test_runs_checks_and_times_an_example() -> None:
+    r = mdh_run(str(EXAMPLES / "matvec.mlir"), "--repeats", "3")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0].startswith("device: ")
+    assert lines[1].startswith("config: #mdh.config<num_wg = ")
+    assert lines[2].startswith("check: ok (max error ")
+    assert lines[3].startswith("kernel time: median ") and lines[3].endswith("over 3 runs")
+
+
+def test_config_option_overrides_the_file() -> None:
+    r = mdh_run(
+        str(EXAMPLES / "matvec.mlir"), "--repeats", "1",
+        "--config", 'num_wg = [32, 2], num_wi = [4, 8], lt_size = [4, 32], pt_size = [1, 4]',
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert "num_wg = [32, 2], num_wi = [4, 8], lt_size = [4, 32], pt_size = [1, 4]" in r.stdout
+
+
+def test_broken_rule_is_one_located_line() -> None:
+    r = mdh_run(str(EXAMPLES / "matvec.mlir"), "--config", "pt_size = [1, 99]")
+    assert r.returncode == 1
+    assert r.stdout == ""
+    (line,) = r.stderr.splitlines()
+    assert line.startswith(f"{EXAMPLES / 'matvec.mlir'}:")
+    assert "error: " in line and "rule 'tile-sizes'" in line
+
+
+def test_malformed_config_option() -> None:
+    r = mdh_run(str(EXAMPLES / "matvec.mlir"), "--config", "num_wg = [")
+    assert r.returncode == 1
+    (line,) = r.stderr.splitlines()
+    assert line.startswith("--config:1:") and "error:" in line
+
+
+def test_unknown_device_and_missing_file() -> None:
+    r = mdh_run(str(EXAMPLES / "matvec.mlir"), "--device", "nosuchdevice")
+    assert r.returncode == 1 and "no OpenCL device matches 'nosuchdevice'" in r.stderr
+    assert "Traceback" not in r.stderr
+    r = mdh_run("does/not/exist.mlir")
+    assert r.returncode == 1
+    assert r.stderr.strip() == "does/not/exist.mlir: error: cannot read input: No such file or directory"

@@ -1,0 +1,79 @@
+"""The pyopencl runtime: device choice, constraint check against the device, build
+errors, multiple kernels and temporaries, profiling times."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from mdh_ir.catalog import CATALOG
+from mdh_ir.default_config import default_config
+from mdh_ir.device import PRESETS, DeviceInfo
+from mdh_ir.errors import MDHError
+from mdh_ir.runtime import BuildError, DeviceError, build, compile_module, select_device
+from mdh_ir.runtime import _context as context
+from mdh_ir.semantics.reference import find_compute
+from tests.lowering_check import check_outputs
+
+
+def matvec(i=13, k=7):
+    return CATALOG["matvec"].build(i=i, k=k)
+
+
+def test_unknown_device_lists_the_available_ones() -> None:
+    with pytest.raises(DeviceError, match="no OpenCL device matches 'nosuchdevice'.*available: .*"):
+        select_device("nosuchdevice")
+
+
+def test_device_from_environment(monkeypatch) -> None:
+    monkeypatch.setenv("MDH_DEVICE", "0:0")
+    select_device.cache_clear()
+    try:
+        assert select_device() == select_device("0:0")
+    finally:
+        select_device.cache_clear()
+
+
+def test_configuration_checked_against_the_device_before_building() -> None:
+    device = select_device("cpu")
+    too_many = device.max_work_group_size * 2
+    module = matvec(i=too_many, k=4)
+    base = default_config(find_compute(module), DeviceInfo.from_cl(device))
+    bad = base.with_(num_wi=(too_many, 1), lt_size=(too_many, 4), pt_size=(1, 4), num_wg=(1, 1))
+    with pytest.raises(MDHError, match="rule 'wg-size'"):
+        compile_module(module, "cpu", bad)
+
+
+def test_build_failure_carries_log_and_source() -> None:
+    ctx, _ = context(select_device("cpu"))
+    source = "__kernel void broken(__global float* x) { x[0] = undefined_name; }"
+    with pytest.raises(BuildError) as info:
+        build(ctx, source, [])
+    assert "undefined_name" in info.value.log
+    assert info.value.source == source
+
+
+def test_two_kernels_and_temporaries_and_profiling() -> None:
+    """pw split over work-groups: a temporary and a second kernel combine partials."""
+    module = CATALOG["dot"].build(k=1000)
+    cfg = default_config(find_compute(module), PRESETS["gpu"])
+    assert cfg.num_wg[0] > 1
+    program = compile_module(module, "cpu", cfg)
+    assert program.kernel_names() == ["dot_0", "dot_0_combine"]
+    inputs = CATALOG["dot"].inputs(np.random.default_rng(1), k=1000)
+    outputs, times = program.run(inputs, repeats=3)
+    check_outputs(module, inputs, outputs)
+    assert len(times) == 3 and all(t > 0 for t in times)
+
+
+def test_rejects_inputs_of_the_wrong_shape() -> None:
+    program = compile_module(matvec(), "cpu")
+    with pytest.raises(ValueError, match="expected"):
+        program(np.zeros((3, 3), np.float32), np.zeros(7, np.float32))
+
+
+def test_outputs_are_poisoned_before_each_run() -> None:
+    """Buffers start as 0xFF bytes (NaN), so an output a kernel never writes shows."""
+    program = compile_module(matvec(), "cpu")
+    (w,) = program(np.zeros((13, 7), np.float32), np.zeros(7, np.float32))
+    assert np.all(w == 0)
