@@ -4,6 +4,9 @@
     (w,) = program(M, v)                                # numpy in, numpy out
     outputs, seconds = program.run([M, v], repeats=20)  # kernel times (profiling events)
 
+Without a configuration (neither given nor on the op), the best one the tuning database
+knows for this computation and device is used, else the default configuration.
+
 The device is chosen by argument or by `MDH_DEVICE`: `cpu` (the default: the first CPU
 device, PoCL; simulators such as Oclgrind are only used when named), `gpu`, or
 `PLATFORM:DEVICE` where each part is an index or a substring of the name. The configuration is checked against the real device's limits before any
@@ -90,6 +93,15 @@ def _context(device):
     return ctx, queue
 
 
+def known_config(op: ComputeOp, info: DeviceInfo) -> Config | None:
+    """The best configuration the tuning database knows for `op` on this device."""
+    from mdh_ir.tuning.database import Database, default_path
+    from mdh_ir.tuning.tuner import best_config
+
+    path = default_path()
+    return best_config(Database(path), op, info) if path.exists() else None
+
+
 def lower(module: ModuleOp, info: DeviceInfo, config: Config | None = None) -> ModuleOp:
     """A lowered copy of `module`, its configuration checked against `info`."""
     lowered = module.clone()
@@ -126,6 +138,8 @@ class Program:
         self.device = device if device is not None and not isinstance(device, str) else select_device(device)
         self.info = DeviceInfo.from_cl(self.device)
         self.op: ComputeOp = find_compute(module)
+        if config is None and self.op.config is None:
+            config = known_config(self.op, self.info)
         self.lowered = lower(module, self.info, config)
         self.config = Config.of(find_compute_config_holder(module, self.lowered))
         self.source = opencl_source(self.lowered)

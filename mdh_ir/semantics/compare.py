@@ -28,12 +28,26 @@ class Comparison:
     message: str
 
 
+def reduces(module: ModuleOp) -> bool:
+    """Whether the computation reduces or scans (compared in float64, by L2 error)."""
+    return any(c.kind != "cc" for c in find_compute(module).combines)
+
+
+def reference_outputs(module: ModuleOp, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+    """The reference result in the precision the comparison uses."""
+    return evaluate(module, inputs, promote=reduces(module))
+
+
 def compare(
-    module: ModuleOp, inputs: Sequence[np.ndarray], outputs: Sequence[np.ndarray]
+    module: ModuleOp,
+    inputs: Sequence[np.ndarray],
+    outputs: Sequence[np.ndarray],
+    reference: Sequence[np.ndarray] | None = None,
 ) -> Comparison:
-    op = find_compute(module)
-    reduces = any(c.kind != "cc" for c in op.combines)
-    reference = evaluate(module, inputs, promote=reduces)
+    """`outputs` against the reference (computed here unless given)."""
+    if reference is None:
+        reference = reference_outputs(module, inputs)
+    l2 = reduces(module)
     worst, problems = 0.0, []
     for j, (got, want) in enumerate(zip(outputs, reference)):
         if got.shape != want.shape:
@@ -44,7 +58,7 @@ def compare(
             if wrong:
                 problems.append(f"output {j}: {wrong} of {got.size} integers differ")
             continue
-        if reduces:
+        if l2:
             want64 = want.astype(np.float64)
             error = float(np.linalg.norm(got - want64) / max(float(np.linalg.norm(want64)), 1e-30))
             tolerance = L2_TOLERANCE

@@ -8,9 +8,11 @@ only for buffers whose accesses share one box, `wi-combine` choices only when al
 The rules that depend on several choices at once (local and private memory) are checked
 at the end; a draw that breaks them raises `Infeasible` and is never built.
 
-`trial` is anything with optuna's `suggest_int` / `suggest_categorical` /
-`suggest_float` (an `optuna.Trial`, or `RandomTrial` for plain random sampling), so the
-same space serves random search, the optuna samplers and the randomized tests.
+Every parameter is drawn as `trial.suggest_float(name, 0, 1)` and mapped onto its
+ordered list of choices (`choose`): each name keeps one fixed distribution even though
+its choices depend on earlier draws (optuna requires that), tile sizes get an ordinal
+scale a model can learn, and a local search can move any parameter the same way.
+`trial` is an `optuna.Trial`, a `RandomTrial`, or a technique's own trial.
 """
 
 from __future__ import annotations
@@ -28,8 +30,6 @@ from mdh_ir.tiling import TilePlan, ceildiv
 
 
 class Trial(Protocol):
-    def suggest_categorical(self, name: str, choices: Sequence[Any]) -> Any: ...
-
     def suggest_float(self, name: str, low: float, high: float) -> float: ...
 
 
@@ -38,19 +38,21 @@ class Infeasible(Exception):
 
 
 class RandomTrial:
-    """Uniform random choices; records them like an optuna trial's `params`."""
+    """Uniform random draws; records them like an optuna trial's `params`."""
 
     def __init__(self, rng: np.random.Generator):
         self.rng = rng
-        self.params: dict[str, Any] = {}
-
-    def suggest_categorical(self, name: str, choices: Sequence[Any]) -> Any:
-        self.params[name] = choices[int(self.rng.integers(len(choices)))]
-        return self.params[name]
+        self.params: dict[str, float] = {}
 
     def suggest_float(self, name: str, low: float, high: float) -> float:
         self.params[name] = float(self.rng.uniform(low, high))
         return self.params[name]
+
+
+def choose(trial: Trial, name: str, choices: Sequence[Any]) -> Any:
+    """The choice at the position `trial` draws for `name` in [0, 1)."""
+    u = trial.suggest_float(name, 0.0, 1.0)
+    return choices[min(int(u * len(choices)), len(choices) - 1)]
 
 
 def candidates(limit: int, base: int | None = None) -> list[int]:
@@ -79,12 +81,12 @@ def sample_config(op: ComputeOp, device: DeviceInfo, trial: Trial) -> Config:
     lt, pt, wi, wg = [], [], [], []
     budget = device.max_wg_size
     for d, n in enumerate(sizes):
-        lt.append(trial.suggest_categorical(f"lt{d}", candidates(n, n)))
-        pt.append(trial.suggest_categorical(f"pt{d}", candidates(lt[d], lt[d])))
+        lt.append(choose(trial, f"lt{d}", candidates(n, n)))
+        pt.append(choose(trial, f"pt{d}", candidates(lt[d], lt[d])))
         most = min(ceildiv(lt[d], pt[d]), budget, device.max_wi_sizes[0])
-        wi.append(trial.suggest_categorical(f"wi{d}", candidates(most)))
+        wi.append(choose(trial, f"wi{d}", candidates(most)))
         budget //= wi[d]
-        wg.append(trial.suggest_categorical(f"wg{d}", candidates(ceildiv(n, lt[d]))))
+        wg.append(choose(trial, f"wg{d}", candidates(ceildiv(n, lt[d]))))
 
     probe = Config(
         num_wg=tuple(wg), num_wi=tuple(wi), lt_size=tuple(lt), pt_size=tuple(pt),
@@ -94,16 +96,16 @@ def sample_config(op: ComputeOp, device: DeviceInfo, trial: Trial) -> Config:
     plan = TilePlan(op, probe)
     boxable = [plan.box(b, "lt") is not None for b in range(len(op.inputs))]
     lcl = tuple(
-        trial.suggest_categorical(f"lcl{b}", ["glb", "lcl"]) if ok else "glb"
+        choose(trial, f"lcl{b}", ["glb", "lcl"]) if ok else "glb"
         for b, ok in enumerate(boxable)
     )
     prv = tuple(
-        trial.suggest_categorical(f"prv{b}", ["glb", "prv"]) if ok else "glb"
+        choose(trial, f"prv{b}", ["glb", "prv"]) if ok else "glb"
         for b, ok in enumerate(boxable)
     )
     cross_wi = any(wi[d] > 1 for d in range(rank) if kinds[d] == "pw")
     res_choices = ["prv"] if cross_wi or "pw" not in kinds else ["prv", "glb"]
-    res = trial.suggest_categorical("res_mem", res_choices)
+    res = choose(trial, "res_mem", res_choices)
     layer_choices = ["end", "lt"] if cross_wi else ["end", "lt", "pt"]
     ranks = [len(v.type.get_shape()) for v in op.inputs]  # type: ignore[attr-defined]
     cfg = Config(
@@ -114,7 +116,7 @@ def sample_config(op: ComputeOp, device: DeviceInfo, trial: Trial) -> Config:
         inp_mem=(lcl, prv),
         res_mem=(res,) * len(op.outputs),
         ocl_dim=tuple(
-            tuple(trial.suggest_categorical(f"ocl_{layer}{d}", [0, 1, 2]) for d in range(rank))
+            tuple(choose(trial, f"ocl_{layer}{d}", [0, 1, 2]) for d in range(rank))
             for layer in ("wg", "wi")
         ),  # type: ignore[arg-type]
         buf_layout=tuple(
@@ -122,7 +124,7 @@ def sample_config(op: ComputeOp, device: DeviceInfo, trial: Trial) -> Config:
             for layer in ("lt", "pt")
         ),  # type: ignore[arg-type]
         loop_order=(permutation(trial, "order_lt", rank), permutation(trial, "order_pt", rank)),
-        combine_layer=trial.suggest_categorical("combine_layer", layer_choices),
+        combine_layer=choose(trial, "combine_layer", layer_choices),
     )
     found = violations(op, cfg, device)
     if found:

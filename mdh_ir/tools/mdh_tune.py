@@ -1,0 +1,153 @@
+"""`mdh-tune`: auto-tune the configuration of an `.mlir` file's computation.
+
+    mdh-tune f.mlir [--device D] --budget 60s|200evals [--technique tpe|anneal|random|ga]
+             [--seed S] [--db FILE] [--repeats N] [--timeout SECONDS] [-o tuned.mlir]
+             [--plot run.png] [--compare tpe,anneal,random]
+
+Every evaluation is stored in the tuning database (`--db`, default `$MDH_TUNING_DB` or
+`~/.cache/mdh_ir/tuning.sqlite`): a killed run resumes where it stopped, and a later run
+or `mdh_ir.runtime.compile_module` reuses the best configuration found. `-o` writes the
+IR with the best configuration in the op's `config`, so `mdh-opt --lower-to-opencl` and
+`mdh-run` reproduce the tuned program. `--compare` runs several techniques on the same
+budget (sharing measured results through the database) and plots their best-so-far
+curves.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from mdh_ir.config import Config
+from mdh_ir.semantics.reference import find_compute
+from mdh_ir.tools.context import make_context
+from mdh_ir.tools.diagnostics import diagnose, load_module
+from mdh_ir.tools.mdh_run import format_seconds
+from mdh_ir.tuning.database import Database, default_path
+from mdh_ir.tuning.search import TECHNIQUES
+from mdh_ir.tuning.tuner import Budget, Progress, Tuner
+
+
+class ProgressBar:
+    """One status line on stderr, rewritten after each evaluation."""
+
+    def __init__(self, budget: Budget, label: str = ""):
+        self.budget, self.label = budget, label
+
+    def __call__(self, p: Progress) -> None:
+        best = format_seconds(p.best.seconds) if p.best and p.best.seconds else "-"
+        total = f"/{self.budget.evaluations}" if self.budget.evaluations else ""
+        eta = p.eta(self.budget)
+        line = (
+            f"{self.label}[{p.evaluations}{total} evals] failed {p.failures}, "
+            f"replayed {p.replayed} | best {best} | {p.elapsed:.0f}s"
+            + (f", ETA {eta:.0f}s" if eta is not None else "")
+        )
+        sys.stderr.write("\r" + line.ljust(100))
+        sys.stderr.flush()
+
+    def close(self) -> None:
+        sys.stderr.write("\n")
+
+
+def summary(p: Progress) -> str:
+    d, b = p.default, p.best
+    lines = [f"evaluations: {p.evaluations} ({p.replayed} from the database, {p.failures} failed)"]
+    lines.append(f"default: {format_seconds(d.seconds) if d and d.ok else 'failed'}")
+    if b is not None:
+        lines.append(f"best: {format_seconds(b.seconds)} {b.config}")  # type: ignore[arg-type]
+        if d is not None and d.ok:
+            lines.append(f"speedup over default: {d.seconds / b.seconds:.2f}x")  # type: ignore
+    return "\n".join(lines)
+
+
+def plot(runs: dict[str, Progress], path: str, title: str) -> None:
+    """Best-so-far time against evaluations and against seconds, one curve per run."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, (by_evals, by_time) = plt.subplots(1, 2, figsize=(11, 4))
+    for name, p in runs.items():
+        points = [(n, t, b * 1e3) for n, t, b in p.history if b is not None]
+        if points:
+            n, t, b = zip(*points)
+            by_evals.step(n, b, where="post", label=name)
+            by_time.step(t, b, where="post", label=name)
+    for ax, xlabel in ((by_evals, "evaluations"), (by_time, "tuning seconds")):
+        ax.set_xlabel(xlabel)
+        ax.set_ylabel("best kernel time (ms)")
+        ax.set_yscale("log")
+        ax.grid(True, alpha=0.3)
+        ax.legend()
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def run(args: argparse.Namespace) -> int:
+    with open(args.input, "rb") as f:
+        module = load_module(make_context(), f.read(), args.input)
+    op = find_compute(module)
+    budget = Budget.parse(args.budget)
+    db = Database(args.db or default_path())
+    techniques = args.compare.split(",") if args.compare else [args.technique]
+    runs: dict[str, Progress] = {}
+    for name in techniques:
+        bar = ProgressBar(budget, f"{name}: " if args.compare else "")
+        tuner = Tuner(module, db, args.device, name, args.seed, args.repeats, args.timeout, bar)
+        try:
+            runs[name] = tuner.run(budget)
+        finally:
+            bar.close()
+        print(f"== {name}" if args.compare else f"device: {tuner.info.platform} | {tuner.info.name}")
+        print(summary(runs[name]))
+    if args.plot:
+        plot(runs, args.plot, f'{op.comp_name.data} on {tuner.info.name} ({budget})')
+        print(f"plot: {args.plot}")
+    best = min(
+        (p.best for p in runs.values() if p.best is not None), key=lambda e: e.seconds, default=None
+    )  # type: ignore[arg-type]
+    if best is None:
+        print("no configuration passed the check", file=sys.stderr)
+        return 1
+    if args.output:
+        from xdsl.parser import Parser
+
+        attr = Parser(make_context(), best.config).parse_attribute()
+        op.config = Config(**Config.from_attr(attr, op)).to_attr()  # type: ignore[arg-type]
+        Path(args.output).write_text(str(module) + "\n")
+        print(f"tuned IR: {args.output}")
+    return 0
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="mdh-tune", description=__doc__.splitlines()[0])
+    parser.add_argument("input", help="an .mlir file holding one mdh.compute")
+    parser.add_argument("--device", help="cpu, gpu or PLATFORM:DEVICE (default: $MDH_DEVICE or cpu)")
+    parser.add_argument("--budget", default="60s", help="e.g. 60s, 2m, 200evals, 60s,200evals")
+    parser.add_argument("--technique", default="tpe", choices=TECHNIQUES)
+    parser.add_argument("--compare", help="comma-separated techniques to run one after another")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--db", help="tuning database file")
+    parser.add_argument("--repeats", type=int, default=10, help="timed runs per candidate")
+    parser.add_argument("--timeout", type=float, default=60.0, help="seconds per candidate")
+    parser.add_argument("-o", "--output", help="write the tuned IR here")
+    parser.add_argument("--plot", help="write a PNG of best time against evaluations/seconds")
+    args = parser.parse_args(argv)
+    if args.compare and any(t not in TECHNIQUES for t in args.compare.split(",")):
+        parser.error(f"--compare: techniques are {', '.join(TECHNIQUES)}")
+    try:
+        sys.exit(run(args))
+    except OSError as e:
+        print(f"{args.input}: error: {e.strerror}: {e.filename}", file=sys.stderr)
+    except Exception as e:  # noqa: BLE001 - every failure is one diagnostic
+        print(diagnose(e, args.input), file=sys.stderr)
+    sys.exit(1)
+
+
+if __name__ == "__main__":
+    main()

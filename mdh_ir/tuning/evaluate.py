@@ -1,0 +1,142 @@
+"""Evaluate candidate configurations in a worker process.
+
+For each configuration the worker lowers and builds the program, runs it once and
+compares the result with the reference (a wrong result is a failure, never a time),
+then times `repeats` runs and reports the median kernel time. A candidate whose checked
+run is already `CUTOFF` times slower than the best so far is not timed further: its
+one run is its time. The worker is a separate
+process so that a candidate that hangs is stopped by the time limit and one that
+crashes the OpenCL driver is recorded (`timeout`, `crash`) while tuning goes on with a
+fresh worker. Inputs and the reference result are computed once, by the parent.
+
+The worker is `python -m mdh_ir.tuning.evaluate FD`, talking over a socket pair, so it
+never re-imports the caller's main module.
+"""
+
+from __future__ import annotations
+
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import traceback
+from multiprocessing.connection import Connection
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import ModuleOp
+
+from mdh_ir.config import Config
+from mdh_ir.tuning.database import OK, Evaluation
+
+READY_TIMEOUT = 600.0
+CUTOFF = 3.0
+
+
+def _serve(conn: Connection) -> None:
+    """Worker loop: receive the computation, then configurations; send results back."""
+    from mdh_ir.errors import MDHError
+    from mdh_ir.runtime import BuildError, compile_module
+    from mdh_ir.semantics.compare import compare
+    from mdh_ir.tools.context import make_context
+    from mdh_ir.tools.diagnostics import load_module
+
+    module_text, device, inputs, reference, repeats = conn.recv()
+    module = load_module(make_context(), module_text, "<tuning>")
+    conn.send("ready")
+    while (request := conn.recv()) is not None:
+        values, best = request
+        try:
+            program = compile_module(module, device, Config(**values))
+            outputs, first = program.run(inputs, repeats=1)
+            check = compare(module, inputs, outputs, reference)
+            if not check.ok:
+                conn.send(("wrong", None, [], check.message))
+                continue
+            if best is not None and first[0] > CUTOFF * best:
+                conn.send((OK, first[0], first, f"{check.message}; one run: > {CUTOFF:g}x best"))
+                continue
+            _, times = program.run(inputs, repeats=repeats)
+            conn.send((OK, statistics.median(times), times, check.message))
+        except MDHError as e:
+            conn.send(("rule", None, [], str(e)))
+        except BuildError as e:
+            conn.send(("build", None, [], e.log[-2000:]))
+        except Exception as e:  # noqa: BLE001 - recorded, tuning goes on
+            conn.send(("error", None, [], "".join(traceback.format_exception_only(e)).strip()))
+
+
+class Evaluator:
+    """Evaluates configurations of one computation on one device."""
+
+    def __init__(
+        self,
+        module: ModuleOp,
+        inputs: list[np.ndarray],
+        reference: list[np.ndarray],
+        device: str | None,
+        repeats: int = 10,
+        timeout: float = 60.0,
+        worker: str = __name__,
+    ):
+        """`worker`: the module run as the worker (`python -m worker FD`)."""
+        self.args = (str(module), device, inputs, reference, repeats)
+        self.worker = worker
+        self.timeout = timeout
+        self.process: Any = None
+        self.conn: Any = None
+
+    def _start(self) -> None:
+        mine, theirs = socket.socketpair()
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", self.worker, str(theirs.fileno())],
+            pass_fds=[theirs.fileno()],
+        )
+        theirs.close()
+        self.conn = Connection(mine.detach())
+        self.conn.send(self.args)
+        if not self.conn.poll(READY_TIMEOUT) or self.conn.recv() != "ready":
+            raise RuntimeError("the evaluation worker did not start")
+
+    def _stop(self) -> None:
+        if self.process is not None:
+            self.process.kill()
+            self.process.wait()
+        if self.conn is not None:
+            self.conn.close()
+        self.process = self.conn = None
+
+    def evaluate(self, cfg: Config, technique: str = "", best: float | None = None) -> Evaluation:
+        """Evaluate `cfg`; `best` (seconds) lets a clearly slower candidate stop early."""
+        if self.process is None or self.process.poll() is not None:
+            self._stop()
+            self._start()
+        text = str(cfg.to_attr())
+        start = time.perf_counter()
+        self.conn.send((dict(cfg.__dict__), best))
+        try:
+            if self.conn.poll(self.timeout):
+                status, seconds, times, message = self.conn.recv()
+            else:
+                self._stop()
+                status, seconds, times, message = "timeout", None, [], f"exceeded {self.timeout:g} s"
+        except (EOFError, ConnectionError):
+            code = self.process.wait() if self.process is not None else None
+            self._stop()
+            status, seconds, times, message = "crash", None, [], f"worker exited with {code}"
+        cost = time.perf_counter() - start
+        return Evaluation(text, status, seconds, times, message, cost, technique)
+
+    def close(self) -> None:
+        self._stop()
+
+    def __enter__(self) -> Evaluator:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+
+if __name__ == "__main__":
+    _serve(Connection(int(sys.argv[1])))

@@ -1,0 +1,136 @@
+"""Search techniques over the define-by-run space of `mdh_ir.tuning.space`.
+
+A technique hands out trials (`ask`) and learns their kernel times (`tell`; None for a
+failed or infeasible draw):
+
+- `random`: independent uniform draws;
+- `anneal`: simulated annealing, a local search: a trial is the current point with
+  one or two parameters redrawn; a slower point is accepted with probability
+  exp(-log(t_new / t_current) / T), T cooling geometrically; restarts from the best
+  point when it stalls;
+- `tpe`: optuna's Tree-structured Parzen Estimator (multivariate, model-based);
+- `ga`: optuna's NSGA-II sampler used as a genetic algorithm on one objective.
+
+All are seeded. Failed and infeasible draws are reported to the model-based techniques
+as a penalty (ten times the slowest time seen), so they learn to avoid them.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from mdh_ir.tuning.space import RandomTrial
+
+TECHNIQUES = ("tpe", "anneal", "random", "ga")
+
+
+class Technique:
+    name = ""
+
+    def ask(self) -> Any:
+        raise NotImplementedError
+
+    def tell(self, trial: Any, seconds: float | None) -> None:
+        raise NotImplementedError
+
+
+class RandomSearch(Technique):
+    name = "random"
+
+    def __init__(self, seed: int):
+        self.rng = np.random.default_rng(seed)
+
+    def ask(self) -> RandomTrial:
+        return RandomTrial(self.rng)
+
+    def tell(self, trial: RandomTrial, seconds: float | None) -> None:
+        pass
+
+
+class NeighborTrial(RandomTrial):
+    """`base`'s draws, except for the `moved` names (and names `base` lacks)."""
+
+    def __init__(self, rng: np.random.Generator, base: dict[str, float], moved: set[str]):
+        super().__init__(rng)
+        self.base, self.moved = base, moved
+
+    def suggest_float(self, name: str, low: float, high: float) -> float:
+        if name in self.base and name not in self.moved:
+            self.params[name] = self.base[name]
+            return self.base[name]
+        return super().suggest_float(name, low, high)
+
+
+class Annealing(Technique):
+    name = "anneal"
+
+    def __init__(self, seed: int, temperature: float = 0.5, cooling: float = 0.97):
+        self.rng = np.random.default_rng(seed)
+        self.temperature, self.cooling = temperature, cooling
+        self.current: tuple[dict[str, float], float] | None = None
+        self.best: tuple[dict[str, float], float] | None = None
+        self.stall = 0
+
+    def ask(self) -> RandomTrial:
+        if self.current is None:
+            return RandomTrial(self.rng)
+        base = self.current[0]
+        names = sorted(base)
+        moved = set(self.rng.choice(names, size=min(len(names), int(self.rng.integers(1, 3))), replace=False))
+        return NeighborTrial(self.rng, base, moved)
+
+    def tell(self, trial: RandomTrial, seconds: float | None) -> None:
+        self.temperature *= self.cooling
+        if seconds is None:
+            return
+        point = (dict(trial.params), seconds)
+        if self.best is None or seconds < self.best[1]:
+            self.best, self.stall = point, 0
+        else:
+            self.stall += 1
+        if self.current is None:
+            self.current = point
+            return
+        worse = math.log(seconds / self.current[1])
+        if worse <= 0 or self.rng.random() < math.exp(-worse / max(self.temperature, 1e-9)):
+            self.current = point
+        if self.stall >= 20:
+            self.current, self.stall = self.best, 0
+
+
+class OptunaTechnique(Technique):
+    def __init__(self, name: str, seed: int):
+        import optuna
+
+        optuna.logging.set_verbosity(optuna.logging.WARNING)
+        self.name = name
+        if name == "tpe":
+            sampler = optuna.samplers.TPESampler(
+                seed=seed, multivariate=True, n_startup_trials=10
+            )
+        else:
+            sampler = optuna.samplers.NSGAIISampler(seed=seed, population_size=16)
+        self.study = optuna.create_study(direction="minimize", sampler=sampler)
+        self.slowest = 0.0
+
+    def ask(self) -> Any:
+        return self.study.ask()
+
+    def tell(self, trial: Any, seconds: float | None) -> None:
+        if seconds is not None:
+            self.slowest = max(self.slowest, seconds)
+        penalty = 10 * self.slowest if self.slowest else 1.0
+        self.study.tell(trial, seconds if seconds is not None else penalty)
+
+
+def make_technique(name: str, seed: int) -> Technique:
+    if name == "random":
+        return RandomSearch(seed)
+    if name == "anneal":
+        return Annealing(seed)
+    if name in ("tpe", "ga"):
+        return OptunaTechnique(name, seed)
+    raise ValueError(f"unknown technique '{name}' (known: {', '.join(TECHNIQUES)})")

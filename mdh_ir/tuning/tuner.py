@@ -1,0 +1,179 @@
+"""The tuning loop: search the space of one computation on one device within a budget.
+
+The default configuration is evaluated first. Then the technique proposes draws;
+draws that break a rule are never built; every other candidate is looked up in the
+database before it is evaluated. A configuration stored by an earlier run counts as an
+evaluation of this run (with its stored cost) without running again: a killed run,
+restarted with the same seed and technique, replays its stored evaluations in moments
+and goes on where it stopped, and duplicates are never measured twice.
+
+Budgets: `Budget.parse("60s")`, `"200evals"`, `"2m"`, or both (`"60s,200evals"`):
+tuning stops at whichever is reached first. Seconds count evaluation costs (stored ones
+included) plus the search's own time.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.parser import Parser
+
+from mdh_ir.config import Config
+from mdh_ir.default_config import default_config
+from mdh_ir.device import DeviceInfo
+from mdh_ir.runtime import select_device
+from mdh_ir.semantics.compare import reference_outputs
+from mdh_ir.semantics.reference import find_compute, random_inputs
+from mdh_ir.tools.context import make_context
+from mdh_ir.tuning.database import Database, Evaluation, computation_key
+from mdh_ir.tuning.evaluate import Evaluator
+from mdh_ir.tuning.search import make_technique
+from mdh_ir.tuning.space import Infeasible, sample_config
+
+STALL_LIMIT = 500
+"""Consecutive draws without a new candidate (infeasible or duplicate) that end tuning."""
+
+
+@dataclass(frozen=True)
+class Budget:
+    evaluations: int | None = None
+    seconds: float | None = None
+
+    @staticmethod
+    def parse(text: str) -> Budget:
+        evaluations = seconds = None
+        for part in text.replace(" ", "").split(","):
+            m = re.fullmatch(r"(\d+(?:\.\d+)?)(evals?|s|m|min)", part)
+            if not m:
+                raise ValueError(f"budget '{part}': expected e.g. 60s, 2m or 200evals")
+            value, unit = float(m.group(1)), m.group(2)
+            if unit.startswith("eval"):
+                evaluations = int(value)
+            else:
+                seconds = value * (60 if unit.startswith("m") else 1)
+        return Budget(evaluations, seconds)
+
+    def __str__(self) -> str:
+        parts = [f"{self.seconds:g}s"] if self.seconds is not None else []
+        parts += [f"{self.evaluations}evals"] if self.evaluations is not None else []
+        return ",".join(parts)
+
+
+@dataclass
+class Progress:
+    evaluations: int = 0
+    failures: int = 0
+    replayed: int = 0
+    skipped: int = 0
+    """Draws never built: infeasible or duplicates."""
+    elapsed: float = 0.0
+    best: Evaluation | None = None
+    default: Evaluation | None = None
+    history: list[tuple[int, float, float | None]] = field(default_factory=list)
+    """(evaluations, elapsed seconds, best time so far) after each evaluation."""
+
+    def eta(self, budget: Budget) -> float | None:
+        left = []
+        if budget.seconds is not None:
+            left.append(max(0.0, budget.seconds - self.elapsed))
+        if budget.evaluations is not None and self.evaluations:
+            per = self.elapsed / self.evaluations
+            left.append(max(0, budget.evaluations - self.evaluations) * per)
+        return min(left) if left else None
+
+    def done(self, budget: Budget) -> bool:
+        return (budget.evaluations is not None and self.evaluations >= budget.evaluations) or (
+            budget.seconds is not None and self.elapsed >= budget.seconds
+        )
+
+
+class Tuner:
+    def __init__(
+        self,
+        module: ModuleOp,
+        db: Database,
+        device: str | None = None,
+        technique: str = "tpe",
+        seed: int = 0,
+        repeats: int = 10,
+        timeout: float = 60.0,
+        progress: Callable[[Progress], None] | None = None,
+        worker: str = "mdh_ir.tuning.evaluate",
+    ):
+        self.module = module
+        self.op = find_compute(module)
+        self.db = db
+        self.device = device
+        self.info = DeviceInfo.from_cl(select_device(device))
+        self.technique = make_technique(technique, seed)
+        self.seed = seed
+        self.repeats, self.timeout, self.worker = repeats, timeout, worker
+        self.on_progress = progress or (lambda p: None)
+        self.key = db.add_computation(self.op)
+
+    def run(self, budget: Budget) -> Progress:
+        inputs = random_inputs(self.op, np.random.default_rng(self.seed))
+        reference = reference_outputs(self.module, inputs)
+        progress = Progress()
+        seen: set[str] = set()
+        with Evaluator(
+            self.module, inputs, reference, self.device, self.repeats, self.timeout, self.worker
+        ) as ev:
+
+            def measure(cfg: Config) -> Evaluation:
+                text = str(cfg.to_attr())
+                stored = self.db.lookup(self.key, self.info.key, text)
+                if stored is not None:
+                    progress.replayed += 1
+                    result = stored
+                else:
+                    best = progress.best.seconds if progress.best else None
+                    result = ev.evaluate(cfg, self.technique.name, best)
+                    self.db.record(self.key, self.info.key, result)
+                seen.add(text)
+                progress.evaluations += 1
+                progress.elapsed += result.cost
+                progress.failures += not result.ok
+                if result.ok and (progress.best is None or result.seconds < progress.best.seconds):  # type: ignore
+                    progress.best = result
+                best = progress.best.seconds if progress.best else None
+                progress.history.append((progress.evaluations, progress.elapsed, best))
+                self.on_progress(progress)
+                return result
+
+            progress.default = measure(default_config(self.op, self.info))
+            stalled = 0
+            while not progress.done(budget) and stalled < STALL_LIMIT:
+                started = time.perf_counter()
+                trial = self.technique.ask()
+                try:
+                    cfg = sample_config(self.op, self.info, trial)
+                except Infeasible:
+                    cfg = None
+                text = str(cfg.to_attr()) if cfg is not None else None
+                if cfg is None or text in seen:
+                    stored = self.db.lookup(self.key, self.info.key, text) if text else None
+                    self.technique.tell(trial, stored.seconds if stored and stored.ok else None)
+                    progress.skipped += 1
+                    stalled += 1
+                    progress.elapsed += time.perf_counter() - started
+                    continue
+                stalled = 0
+                progress.elapsed += time.perf_counter() - started
+                result = measure(cfg)
+                self.technique.tell(trial, result.seconds if result.ok else None)
+        return progress
+
+
+def best_config(db: Database, op, info: DeviceInfo) -> Config | None:
+    """The fastest correct configuration known for `op` on the device, if any."""
+    best = db.best(computation_key(op), info.key)
+    if best is None:
+        return None
+    attr = Parser(make_context(), best.config).parse_attribute()
+    return Config(**Config.from_attr(attr, op))  # type: ignore[arg-type]

@@ -1,0 +1,43 @@
+"""An evaluation worker with faults injected by configuration (tests only).
+
+Run as `python -m tests.faulty_worker FD`: a candidate whose `pt_size` starts with
+4 fails to build, 2 gives a wrong result, 3 crashes the worker, 7 hangs.
+"""
+
+import os
+import sys
+import time
+from multiprocessing.connection import Connection
+
+import mdh_ir.runtime
+from mdh_ir.runtime import BuildError
+from mdh_ir.tuning import evaluate
+
+real_compile = mdh_ir.runtime.compile_module
+
+
+class WrongProgram:
+    def __init__(self, program):
+        self.program = program
+
+    def run(self, inputs, repeats=1):
+        outputs, times = self.program.run(inputs, repeats)
+        return [o + 1 for o in outputs], times
+
+
+def faulty_compile(module, device=None, config=None):
+    fault = config.pt_size[0] if config is not None else None
+    if fault == 4:
+        raise BuildError("<kernel>:1:1: error: injected build failure", "source")
+    if fault == 3:
+        os._exit(3)
+    if fault == 7:
+        time.sleep(3600)
+    program = real_compile(module, device, config)
+    return WrongProgram(program) if fault == 2 else program
+
+
+mdh_ir.runtime.compile_module = faulty_compile
+
+if __name__ == "__main__":
+    evaluate._serve(Connection(int(sys.argv[1])))

@@ -1,0 +1,226 @@
+"""Auto-tuning: the space, budgets, the database, resuming a killed run, failing
+candidates, reuse of tuned configurations, and `mdh-tune` end to end (small budgets)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from mdh_ir.catalog import CATALOG
+from mdh_ir.constraints import violations
+from mdh_ir.default_config import default_config
+from mdh_ir.device import PRESETS
+from mdh_ir.runtime import compile_module
+from mdh_ir.semantics.compare import reference_outputs
+from mdh_ir.semantics.reference import find_compute, random_inputs
+from mdh_ir.tuning.database import OK, Database, Evaluation, computation_key
+from mdh_ir.tuning.evaluate import Evaluator
+from mdh_ir.tuning.space import Infeasible, RandomTrial, sample_config
+from mdh_ir.tuning.tuner import Budget, Tuner, best_config
+
+ROOT = Path(__file__).parent.parent
+
+
+def small_matvec():
+    return CATALOG["matvec"].build(i=24, k=16)
+
+
+# --- the space ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "name, sizes", [("matmul", dict(i=1024, j=1024, k=1024)), ("mcc", {})]
+)  # fmt: skip
+def test_space_of_large_computations_samples_fast_and_legal(name: str, sizes: dict) -> None:
+    op = find_compute(CATALOG[name].build(**sizes))
+    rng = np.random.default_rng(0)
+    start, drawn = time.perf_counter(), 0
+    for _ in range(300):
+        try:
+            cfg = sample_config(op, PRESETS["gpu"], RandomTrial(rng))
+        except Infeasible:
+            continue
+        drawn += 1
+        assert violations(op, cfg, PRESETS["gpu"]) == []
+    assert drawn > 50
+    assert time.perf_counter() - start < 20
+
+
+def test_budget_parsing() -> None:
+    assert Budget.parse("60s") == Budget(None, 60.0)
+    assert Budget.parse("2m") == Budget(None, 120.0)
+    assert Budget.parse("200evals") == Budget(200, None)
+    assert Budget.parse("30s, 10evals") == Budget(10, 30.0)
+    with pytest.raises(ValueError, match="expected e.g."):
+        Budget.parse("fast")
+
+
+# --- the database -------------------------------------------------------------------
+
+
+def test_database_keeps_one_evaluation_per_configuration(tmp_path) -> None:
+    db = Database(tmp_path / "t.sqlite")
+    op = find_compute(small_matvec())
+    key = db.add_computation(op)
+    assert key == computation_key(op) == computation_key(find_compute(small_matvec()))
+    assert key != computation_key(find_compute(CATALOG["matvec"].build(i=24, k=17)))
+    db.record(key, "dev", Evaluation("#mdh.config<a>", OK, 2.0, [2.0], "", 1.0, "random"))
+    db.record(key, "dev", Evaluation("#mdh.config<a>", OK, 9.0, [9.0], "", 1.0, "random"))
+    db.record(key, "dev", Evaluation("#mdh.config<b>", OK, 1.0, [1.0], "", 1.0, "random"))
+    db.record(key, "dev", Evaluation("#mdh.config<c>", "wrong", None, [], "bad", 1.0, "tpe"))
+    assert [e.config for e in db.evaluations(key, "dev")] == ["#mdh.config<a>", "#mdh.config<b>", "#mdh.config<c>"]
+    assert db.lookup(key, "dev", "#mdh.config<a>").seconds == 2.0  # first write wins
+    assert db.best(key, "dev").config == "#mdh.config<b>"
+    assert db.best(key, "other device") is None
+
+
+def test_concurrent_writers_do_not_corrupt_the_database(tmp_path) -> None:
+    path = tmp_path / "shared.sqlite"
+    Database(path)
+    script = (
+        "import sys; from mdh_ir.tuning.database import Database, Evaluation\n"
+        "db = Database(sys.argv[1])\n"
+        "for i in range(200):\n"
+        "    db.record('k', 'd', Evaluation(f'cfg{i % 150}', 'ok', float(i), [], '', 0.0, sys.argv[2]))\n"
+    )
+    procs = [
+        subprocess.Popen([sys.executable, "-c", script, str(path), f"w{n}"]) for n in range(3)
+    ]
+    assert all(p.wait(timeout=120) == 0 for p in procs)
+    rows = sqlite3.connect(path).execute("SELECT config FROM evaluations").fetchall()
+    assert sorted(r[0] for r in rows) == sorted(f"cfg{i}" for i in range(150))
+    assert sqlite3.connect(path).execute("PRAGMA integrity_check").fetchone() == ("ok",)
+
+
+# --- tuning runs ---------------------------------------------------------------------
+
+
+def test_tuning_is_never_slower_than_the_default_and_is_reused(tmp_path, monkeypatch) -> None:
+    module = small_matvec()
+    db = Database(tmp_path / "t.sqlite")
+    progress = Tuner(module, db, "cpu", "random", seed=3, repeats=3).run(Budget.parse("6evals"))
+    assert progress.evaluations == 6
+    assert progress.default is not None and progress.default.ok
+    assert progress.best.seconds <= progress.default.seconds
+    assert [n for n, _, _ in progress.history] == list(range(1, 7))
+    op = find_compute(module)
+    best = best_config(db, op, Tuner(module, db, "cpu").info)
+    assert str(best.to_attr()) == progress.best.config
+    monkeypatch.setenv("MDH_TUNING_DB", str(tmp_path / "t.sqlite"))
+    program = compile_module(module, "cpu")  # no config anywhere: the tuned one is used
+    assert program.config == best
+
+
+def test_same_seed_draws_the_same_candidates(tmp_path) -> None:
+    runs = []
+    for n in range(2):
+        db = Database(tmp_path / f"{n}.sqlite")
+        Tuner(small_matvec(), db, "cpu", "random", seed=11, repeats=1).run(Budget.parse("4evals"))
+        key = computation_key(find_compute(small_matvec()))
+        (device,) = {r[0] for r in db.conn.execute("SELECT device FROM evaluations")}
+        runs.append([e.config for e in db.evaluations(key, device)])
+    assert runs[0] == runs[1] and len(runs[0]) == 4
+
+
+def test_failing_candidates_are_recorded_and_skipped(tmp_path) -> None:
+    """Build errors, wrong results, crashes and hangs are recorded; tuning goes on."""
+    module = CATALOG["matvec"].build(i=16, k=16)
+    op = find_compute(module)
+    db = Database(tmp_path / "t.sqlite")
+    tuner = Tuner(module, db, "cpu", "random", repeats=1, timeout=20, worker="tests.faulty_worker")
+    # random draws give pt_size[0] in {1, 2, 4, 8, 16}: build errors and wrong results
+    base = default_config(op, tuner.info)
+    inputs = random_inputs(op, np.random.default_rng(0))
+    with Evaluator(module, inputs, reference_outputs(module, inputs), "cpu", 1, 5, "tests.faulty_worker") as ev:
+        statuses = [
+            ev.evaluate(base.with_(pt_size=(p, 1), lt_size=(8, 16), num_wg=(1, 1), num_wi=(1, 1))).status
+            for p in (4, 2, 3, 7, 1)
+        ]
+    assert statuses == ["build", "wrong", "crash", "timeout", OK]
+
+    progress = tuner.run(Budget.parse("20evals"))
+    stored = db.evaluations(tuner.key, tuner.info.key)
+    assert len(stored) == progress.evaluations == 20
+    assert {e.status for e in stored} == {OK, "build", "wrong"}
+    assert progress.failures == sum(not e.ok for e in stored)
+    assert progress.best is not None and progress.best.ok
+
+
+def test_killed_run_resumes_without_repeating_or_losing_evaluations(tmp_path) -> None:
+    source = tmp_path / "mv.mlir"
+    source.write_text(str(CATALOG["matvec"].build(i=20, k=12)))
+    db = tmp_path / "t.sqlite"
+    command = [
+        sys.executable, "-m", "mdh_ir.tools.mdh_tune", str(source), "--budget", "14evals",
+        "--technique", "anneal", "--seed", "5", "--db", str(db), "--repeats", "2",
+    ]  # fmt: skip
+    first = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    count = lambda: sqlite3.connect(db).execute("SELECT COUNT(*) FROM evaluations").fetchone()[0]  # noqa: E731
+    deadline = time.time() + 120
+    while time.time() < deadline and (not db.exists() or count() < 5):
+        time.sleep(0.2)
+    first.send_signal(signal.SIGKILL)
+    first.wait()
+    before = sqlite3.connect(db).execute("SELECT config, seconds FROM evaluations").fetchall()
+    assert 5 <= len(before) < 14
+    resumed = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stderr
+    after = sqlite3.connect(db).execute("SELECT config, seconds FROM evaluations").fetchall()
+    assert after[: len(before)] == before  # nothing lost or re-measured
+    assert len(after) == len({c for c, _ in after})  # nothing repeated
+    assert f"evaluations: 14 ({len(before)} from the database" in resumed.stdout
+
+
+def test_mdh_tune_writes_ir_that_reproduces_the_tuned_program(tmp_path) -> None:
+    out, plot = tmp_path / "tuned.mlir", tmp_path / "run.png"
+    r = subprocess.run(
+        [sys.executable, "-m", "mdh_ir.tools.mdh_tune", str(ROOT / "examples" / "jacobi1d.mlir"),
+         "--budget", "5evals", "--db", str(tmp_path / "t.sqlite"), "--repeats", "2",
+         "-o", str(out), "--plot", str(plot)],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    best = next(line for line in r.stdout.splitlines() if line.startswith("best: "))
+    config = best.split(" ", 3)[3]
+    assert config in out.read_text()
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    run = subprocess.run(
+        [sys.executable, "-m", "mdh_ir.tools.mdh_run", str(out), "--repeats", "1"],
+        capture_output=True, text=True, timeout=120,
+    )
+    assert run.returncode == 0, run.stderr
+    assert f"config: {config}" in run.stdout and "check: ok" in run.stdout
+
+
+def test_compare_runs_each_technique(tmp_path) -> None:
+    r = subprocess.run(
+        [sys.executable, "-m", "mdh_ir.tools.mdh_tune", str(ROOT / "examples" / "dot.mlir"),
+         "--budget", "4evals", "--db", str(tmp_path / "t.sqlite"), "--repeats", "1",
+         "--compare", "random,anneal,tpe", "--plot", str(tmp_path / "c.png")],
+        capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert [line for line in r.stdout.splitlines() if line.startswith("== ")] == [
+        "== random", "== anneal", "== tpe"
+    ]  # fmt: skip
+    assert (tmp_path / "c.png").exists()
+
+
+def test_mdh_tune_errors_are_one_line() -> None:
+    r = subprocess.run(
+        [sys.executable, "-m", "mdh_ir.tools.mdh_tune", str(ROOT / "examples" / "dot.mlir"),
+         "--budget", "soon"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert r.returncode == 1
+    (line,) = r.stderr.splitlines()
+    assert "error: budget 'soon': expected e.g. 60s, 2m or 200evals" in line
+    assert os.linesep not in line
