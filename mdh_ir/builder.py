@@ -259,10 +259,14 @@ def cast(x: Scalar, to: Attribute) -> Scalar:
         wider = to == f64
         return x._emit((arith.ExtFOp if wider else arith.TruncFOp)(x.value, to))
     if _is_float(to):
+        if src == IntegerType(1):
+            return x._emit(arith.UIToFPOp(x.value, to))
         return x._emit(arith.SIToFPOp(x.value, to))
     if _is_float(src):
         return x._emit(arith.FPToSIOp(x.value, to))
     assert isinstance(src, IntegerType) and isinstance(to, IntegerType)
+    if src.width.data == 1:
+        return x._emit(arith.ExtUIOp(x.value, to))
     wider = to.width.data > src.width.data
     return x._emit((arith.ExtSIOp if wider else arith.TruncIOp)(x.value, to))
 

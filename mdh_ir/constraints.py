@@ -16,7 +16,8 @@ before anything is built.
 | private-memory | private caches and accumulators fit the private budget |
 | wi-combine | work-items can combine partial results (needs combine_layer "end"/"lt" and res_mem "prv"/"lcl" when a pw dimension has num_wi > 1) |
 | pw-functions | every pw dimension uses the same combine function |
-| implemented | vector_width and unroll are 1 (larger values are not generated yet) |
+| vector-width | with vector_width N > 1: the innermost loop (last of loop_order[1]) is over a cc/ps dimension whose size, lt_size and pt_size are multiples of N; every read moving along it is contiguous in the memory it reads (last axis, coefficient 1, no boundary mode outside caches); outputs written per point are contiguous along it; element types are 32-bit; the scalar function takes no index arguments |
+| implemented | res_mem is not "lcl" (not generated yet) |
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from math import prod
 
 from xdsl.dialects.builtin import Float64Type, IntegerType
 
+from mdh_ir.affine import dim_of, linear_results
 from mdh_ir.config import Config
 from mdh_ir.device import DeviceInfo
 from mdh_ir.dialects.mdh import ComputeOp
@@ -81,6 +83,50 @@ def private_elems(plan: TilePlan) -> int:
     return total
 
 
+def read_layout(cfg: Config, b: int, rank: int) -> tuple[int, ...]:
+    """The axis order of the memory the element loops read input b from."""
+    if cfg.inp_mem[1][b] == "prv":
+        return cfg.buf_layout[1][b]
+    if cfg.inp_mem[0][b] == "lcl":
+        return cfg.buf_layout[0][b]
+    return tuple(range(rank))
+
+
+def vector_problem(plan: TilePlan) -> str | None:
+    """Why `vector_width` cannot apply (rule `vector-width`), or None."""
+    op, cfg, lanes = plan.op, plan.cfg, plan.cfg.vector_width
+    if lanes == 1:
+        return None
+    d = cfg.loop_order[1][-1]
+    if plan.kind(d) == "pw":
+        return f"the innermost loop is over dim {d}, a pw dimension"
+    for name, size in (("size", plan.sizes[d]), ("lt_size", cfg.lt_size[d]), ("pt_size", cfg.pt_size[d])):
+        if size % lanes:
+            return f"{name} {size} of dim {d} is not a multiple of {lanes}"
+    if any(element_bytes(t) != 4 for t in [*op.input_element_types, *op.output_element_types]):
+        return "vectors are generated for 32-bit element types only"
+    for b, (maps, mode) in enumerate(zip(op.input_maps, op.boundaries)):
+        cached = cfg.inp_mem[1][b] == "prv" or cfg.inp_mem[0][b] == "lcl"
+        for amap in maps:
+            forms = linear_results(amap)
+            moving = [a for a, f in enumerate(forms) if f.coeffs[d]]  # type: ignore[union-attr]
+            if not moving:
+                continue
+            last = read_layout(cfg, b, len(forms))[-1]  # type: ignore[arg-type]
+            if moving != [last] or forms[last].coeffs[d] != 1:  # type: ignore[index]
+                return f"input {b} is not read contiguously along dim {d}"
+            if mode != "none" and not cached:
+                return f"input {b} has boundary mode '{mode}' and is read from global memory"
+    if not plan.accumulates or "glb" in cfg.res_mem:
+        for j, amap in enumerate(op.output_maps):
+            if dim_of(amap.results[-1]) != d:
+                return f"output {j} is not written contiguously along dim {d}"
+    scalar = op.lookup_func(op.scalar_func)
+    if scalar is not None and len(scalar.function_type.inputs) > sum(map(len, op.input_maps)):
+        return "the scalar function takes index arguments"
+    return None
+
+
 def violations(op: ComputeOp, cfg: Config, device: DeviceInfo | None = None) -> list[Violation]:
     plan = TilePlan(op, cfg)
     found: list[Violation] = []
@@ -110,7 +156,10 @@ def violations(op: ComputeOp, cfg: Config, device: DeviceInfo | None = None) -> 
         rule("index-range", g * n < INDEX_LIMIT, f"OpenCL dim {o}: global size {g * n} >= 2^31")
     for v in [*op.inputs, *op.outputs]:
         n = prod(v.type.get_shape())  # type: ignore[attr-defined]
-        rule("index-range", n * plan.pw_groups < INDEX_LIMIT, f"a buffer of {n} elements >= 2^31")
+        rule("index-range", n < INDEX_LIMIT, f"a buffer of {n} elements >= 2^31")
+    if plan.accumulates and plan.pw_groups > 1:
+        n = plan.pw_groups * prod(plan.sizes[d] for d in plan.kept_dims)
+        rule("index-range", n < INDEX_LIMIT, f"the work-group partials ({n} elements) >= 2^31")
 
     for layer in ("lt", "pt"):
         for b in plan.cached(layer):
@@ -137,7 +186,7 @@ def violations(op: ComputeOp, cfg: Config, device: DeviceInfo | None = None) -> 
         )
     pw = {(c.func, c.builtin) for c in op.combines if c.kind == "pw"}
     rule("pw-functions", len(pw) <= 1, "pw dimensions with different combine functions")
-    rule("implemented", cfg.vector_width == 1, "vector_width > 1 is not generated yet")
-    rule("implemented", cfg.unroll == 1, "unroll > 1 is not generated yet")
+    problem = vector_problem(plan)
+    rule("vector-width", problem is None, problem or "")
     rule("implemented", "lcl" not in cfg.res_mem, "res_mem 'lcl' is not generated yet")
     return found

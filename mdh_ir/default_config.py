@@ -64,18 +64,16 @@ def default_config(op: ComputeOp, device: DeviceInfo) -> Config:
     for d in kept:
         lt[d] = min(sizes[d], num_wi[d] * pt[d])
         num_wg[d] = ceildiv(sizes[d], lt[d])
-    kept_groups = prod(num_wg[d] for d in kept)
     for d in pw:
-        if num_wi[d] > 1:
-            lt[d] = num_wi[d]
-        chunks = ceildiv(sizes[d], lt[d])
-        if d == (pw[-1] if pw else None) and kept_groups < busy:
-            num_wg[d] = min(chunks, ceildiv(busy, kept_groups))
-            if not gpu:
-                lt[d] = pt[d] = ceildiv(sizes[d], num_wg[d])
-                num_wg[d] = ceildiv(sizes[d], lt[d])
+        lt[d] = num_wi[d] if num_wi[d] > 1 else sizes[d]
+        pt[d] = 1 if num_wi[d] > 1 else sizes[d]
+    kept_groups = prod(num_wg[d] for d in kept)
+    if pw and kept_groups < busy:
+        d = pw[-1]
+        groups = ceildiv(busy, kept_groups)
         if num_wi[d] == 1:
-            pt[d] = lt[d]
+            lt[d] = pt[d] = ceildiv(sizes[d], groups)
+        num_wg[d] = min(groups, ceildiv(sizes[d], lt[d]))
 
     inputs = len(op.inputs)
     return Config(
@@ -95,6 +93,31 @@ def default_config(op: ComputeOp, device: DeviceInfo) -> Config:
 
 
 def complete_config(op: ComputeOp, device: DeviceInfo) -> Config:
-    """The op's configuration with missing keys taken from the default."""
+    """The op's configuration, missing keys chosen to fit the given ones.
+
+    Per dimension: a missing lt_size gives each work-group one local tile when num_wg is
+    given; a missing pt_size, num_wi or num_wg is the default's, reduced to what the
+    tile sizes allow; a missing ocl_dim follows the final counts.
+    """
     given = Config.from_attr(op.config, op) if op.config is not None else {}
-    return default_config(op, device).with_(**given)
+    base = default_config(op, device)
+    if not given:
+        return base
+    fields: dict[str, list[int]] = {k: [] for k in ("num_wg", "num_wi", "lt_size", "pt_size")}
+    for d, n in enumerate(op.sizes):
+        pick = lambda key, value: given[key][d] if key in given else value  # noqa: E731
+        wi = pick("num_wi", base.num_wi[d])
+        lt = base.lt_size[d]
+        if "num_wg" in given:
+            lt = ceildiv(n, given["num_wg"][d])
+        elif "num_wi" in given or "pt_size" in given:
+            lt = wi * pick("pt_size", base.pt_size[d])
+        lt = max(1, min(n, pick("lt_size", lt)))
+        pt = max(1, min(lt, pick("pt_size", min(base.pt_size[d], max(1, lt // wi)))))
+        fields["lt_size"].append(lt)
+        fields["pt_size"].append(pt)
+        fields["num_wi"].append(pick("num_wi", min(wi, ceildiv(lt, pt))))
+        fields["num_wg"].append(pick("num_wg", min(base.num_wg[d], ceildiv(n, lt))))
+    derived = {k: tuple(v) for k, v in fields.items()}
+    derived["ocl_dim"] = (_ocl_dims(fields["num_wg"]), _ocl_dims(fields["num_wi"]))
+    return base.with_(**{**derived, **given})

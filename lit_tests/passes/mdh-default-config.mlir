@@ -6,13 +6,21 @@
 
 // mdh-default-config completes every configuration (mdh_ir/default_config.py):
 // - for cpu, one work-item per work-group, a private tile of up to 16 x 4 elements on the two
-//   innermost kept dimensions, one work-group per tile, pw dimensions not split;
+//   innermost kept dimensions, one work-group per tile;
 // - for gpu, up to 256 work-items per work-group, pt_size 1; with few outputs the work-items go
-//   to the innermost pw dimension (matvec, matmul), else to the kept dimensions (jacobi1d);
+//   to the innermost pw dimension (matvec, matmul, dot), else to the kept dimensions (jacobi1d);
+// - for both, when the kept dimensions give fewer work-groups than busy = 4 x compute units
+//   (cpu class: 2 units, so 8; gpu class: 132 units, so 528), the innermost pw dimension is
+//   split across ceil(busy / kept work-groups) work-groups too: on cpu in local tiles of
+//   ceil(size / groups) elements (matmul: 6 kept work-groups, k in 2 tiles of 8; dot: k in
+//   8 tiles of 512), on gpu in local tiles of num_wi elements, at most one work-group per
+//   tile (dot: 16 tiles of 256; matvec and matmul: one tile, so not split); matvec on cpu
+//   already has 8 kept work-groups, so k is not split;
 // - for both, no caching, private accumulators, identity orders and layouts, OpenCL dimension 0
-//   for the innermost dimension with more than one part;
+//   for the innermost dimension with more than one part, 1 for the next one, 2 otherwise;
 // - an op with a (partial) configuration keeps its keys, so a second run changes nothing
-//   (the fourth RUN line) and the given keys of @partial survive.
+//   (the fourth RUN line) and the given keys of @partial and @partial_wg survive; the
+//   missing ones are chosen to fit them (mdh_ir.default_config.complete_config).
 
 func.func @mul(%a: f32, %b: f32) -> f32 {
   %r = arith.mulf %a, %b : f32
@@ -52,8 +60,8 @@ func.func @matvec(%M: memref<128x64xf32>, %v: memref<64xf32>) -> memref<128xf32>
 
 // CPU-LABEL: func.func @matmul(
 // CPU:      mdh.compute "matmul"
-// CPU-SAME: config = #mdh.config<num_wg = [3, 2, 1], num_wi = [1, 1, 1], lt_size = [4, 16, 16], pt_size = [4, 16, 16],
-// CPU-SAME: inp_mem = {{\[\[}}"glb", "glb"], ["glb", "glb"]], res_mem = ["prv"], ocl_dim = {{\[\[}}1, 0, 2], [2, 2, 2]],
+// CPU-SAME: config = #mdh.config<num_wg = [3, 2, 2], num_wi = [1, 1, 1], lt_size = [4, 16, 8], pt_size = [4, 16, 8],
+// CPU-SAME: inp_mem = {{\[\[}}"glb", "glb"], ["glb", "glb"]], res_mem = ["prv"], ocl_dim = {{\[\[}}2, 1, 0], [2, 2, 2]],
 // CPU-SAME: buf_layout = {{\[\[\[}}0, 1], [0, 1]], {{\[\[}}0, 1], [0, 1]]], loop_order = {{\[\[}}0, 1, 2], [0, 1, 2]],
 // CPU-SAME: combine_layer = "end", vector_width = 1, unroll = 1>}
 // GPU-LABEL: func.func @matmul(
@@ -96,18 +104,48 @@ func.func @jacobi1d(%x: memref<37xf32>) -> memref<37xf32> {
   func.return %y : memref<37xf32>
 }
 
+// dot: no kept dimension (one work-group), so k is split: on cpu into 8 tiles of 512,
+// one per work-group; on gpu into 16 local tiles of 256 work-items (fewer than 528).
+// CPU-LABEL: func.func @dot(
+// CPU:      mdh.compute "dot"
+// CPU-SAME: config = #mdh.config<num_wg = [8], num_wi = [1], lt_size = [512], pt_size = [512],
+// CPU-SAME: inp_mem = {{\[\[}}"glb", "glb"], ["glb", "glb"]], res_mem = ["prv"], ocl_dim = {{\[\[}}0], [2]],
+// CPU-SAME: buf_layout = {{\[\[\[}}0], [0]], {{\[\[}}0], [0]]], loop_order = {{\[\[}}0], [0]],
+// CPU-SAME: combine_layer = "end", vector_width = 1, unroll = 1>}
+// GPU-LABEL: func.func @dot(
+// GPU:      mdh.compute "dot"
+// GPU-SAME: config = #mdh.config<num_wg = [16], num_wi = [256], lt_size = [256], pt_size = [1],
+// GPU-SAME: inp_mem = {{\[\[}}"glb", "glb"], ["glb", "glb"]], res_mem = ["prv"], ocl_dim = {{\[\[}}0], [0]],
+// GPU-SAME: buf_layout = {{\[\[\[}}0], [0]], {{\[\[}}0], [0]]], loop_order = {{\[\[}}0], [0]],
+// GPU-SAME: combine_layer = "end", vector_width = 1, unroll = 1>}
+func.func @dot(%x: memref<4096xf32>, %y: memref<4096xf32>) -> memref<f32> {
+  %r = mdh.compute "dot"
+    {inp_view = [[affine_map<(k) -> (k)>], [affine_map<(k) -> (k)>]],
+     md_hom = {scalar_func = @mul, combine_ops = [["pw", @add]]},
+     out_view = [[affine_map<(k) -> ()>]]}
+    {inp_types = [f32, f32], mda_size = [4096], out_types = [f32]}
+    (%x, %y) : (memref<4096xf32>, memref<4096xf32>) -> memref<f32>
+  func.return %r : memref<f32>
+}
+
 // The given num_wi, inp_mem and loop_order stay (in the key order of the complete
-// configuration); every other key comes from the device class's default.
+// configuration); the other keys are chosen to fit them: a local tile holds num_wi private
+// tiles of the default's pt_size, cut to the dimension's size, and the private tile shrinks
+// to lt_size / num_wi where that is smaller (cpu: lt_size [4 x 16, min(64, 2 x 64)] =
+// [64, 64], pt_size [16, 32]; gpu: lt_size [4 x 1, 2 x 1], pt_size [1, 1]); num_wg is the
+// default's, at most the number of local tiles (cpu: [min(8, 2), 1]; gpu: [min(128, 32),
+// 1]); ocl_dim follows these counts (work-items: k on OpenCL dimension 0, i on 1), not the
+// default's counts; the remaining keys are the default's.
 // CPU-LABEL: func.func @partial(
 // CPU:      mdh.compute "partial"
-// CPU-SAME: config = #mdh.config<num_wg = [8, 1], num_wi = [4, 2], lt_size = [16, 64], pt_size = [16, 64],
-// CPU-SAME: inp_mem = {{\[\[}}"lcl", "glb"], ["glb", "prv"]], res_mem = ["prv"], ocl_dim = {{\[\[}}0, 2], [2, 2]],
+// CPU-SAME: config = #mdh.config<num_wg = [2, 1], num_wi = [4, 2], lt_size = [64, 64], pt_size = [16, 32],
+// CPU-SAME: inp_mem = {{\[\[}}"lcl", "glb"], ["glb", "prv"]], res_mem = ["prv"], ocl_dim = {{\[\[}}0, 2], [1, 0]],
 // CPU-SAME: buf_layout = {{\[\[\[}}0, 1], [0]], {{\[\[}}0, 1], [0]]], loop_order = {{\[\[}}1, 0], [1, 0]],
 // CPU-SAME: combine_layer = "end", vector_width = 1, unroll = 1>}
 // GPU-LABEL: func.func @partial(
 // GPU:      mdh.compute "partial"
-// GPU-SAME: config = #mdh.config<num_wg = [128, 1], num_wi = [4, 2], lt_size = [1, 64], pt_size = [1, 1],
-// GPU-SAME: inp_mem = {{\[\[}}"lcl", "glb"], ["glb", "prv"]], res_mem = ["prv"], ocl_dim = {{\[\[}}0, 2], [2, 0]],
+// GPU-SAME: config = #mdh.config<num_wg = [32, 1], num_wi = [4, 2], lt_size = [4, 2], pt_size = [1, 1],
+// GPU-SAME: inp_mem = {{\[\[}}"lcl", "glb"], ["glb", "prv"]], res_mem = ["prv"], ocl_dim = {{\[\[}}0, 2], [1, 0]],
 // GPU-SAME: buf_layout = {{\[\[\[}}0, 1], [0]], {{\[\[}}0, 1], [0]]], loop_order = {{\[\[}}1, 0], [1, 0]],
 // GPU-SAME: combine_layer = "end", vector_width = 1, unroll = 1>}
 func.func @partial(%M: memref<128x64xf32>, %v: memref<64xf32>) -> memref<128xf32> {
@@ -118,6 +156,33 @@ func.func @partial(%M: memref<128x64xf32>, %v: memref<64xf32>) -> memref<128xf32
     {inp_types = [f32, f32], mda_size = [128, 64], out_types = [f32],
      config = #mdh.config<loop_order = [[1, 0], [1, 0]], num_wi = [4, 2],
                           inp_mem = [["lcl", "glb"], ["glb", "prv"]]>}
+    (%M, %v) : (memref<128x64xf32>, memref<64xf32>) -> memref<128xf32>
+  func.return %w : memref<128xf32>
+}
+
+// Only num_wg given: each work-group gets one local tile (lt_size [128 / 4, 64 / 2]); the
+// default's pt_size and num_wi are cut to fit the tile (cpu: pt_size [16, min(64, 32)];
+// gpu: num_wi [1, min(64, 32)]); ocl_dim follows the counts (k's 2 work-groups on OpenCL
+// dimension 0, i's 4 on 1).
+// CPU-LABEL: func.func @partial_wg(
+// CPU:      mdh.compute "partial_wg"
+// CPU-SAME: config = #mdh.config<num_wg = [4, 2], num_wi = [1, 1], lt_size = [32, 32], pt_size = [16, 32],
+// CPU-SAME: inp_mem = {{\[\[}}"glb", "glb"], ["glb", "glb"]], res_mem = ["prv"], ocl_dim = {{\[\[}}1, 0], [2, 2]],
+// CPU-SAME: buf_layout = {{\[\[\[}}0, 1], [0]], {{\[\[}}0, 1], [0]]], loop_order = {{\[\[}}0, 1], [0, 1]],
+// CPU-SAME: combine_layer = "end", vector_width = 1, unroll = 1>}
+// GPU-LABEL: func.func @partial_wg(
+// GPU:      mdh.compute "partial_wg"
+// GPU-SAME: config = #mdh.config<num_wg = [4, 2], num_wi = [1, 32], lt_size = [32, 32], pt_size = [1, 1],
+// GPU-SAME: inp_mem = {{\[\[}}"glb", "glb"], ["glb", "glb"]], res_mem = ["prv"], ocl_dim = {{\[\[}}1, 0], [2, 0]],
+// GPU-SAME: buf_layout = {{\[\[\[}}0, 1], [0]], {{\[\[}}0, 1], [0]]], loop_order = {{\[\[}}0, 1], [0, 1]],
+// GPU-SAME: combine_layer = "end", vector_width = 1, unroll = 1>}
+func.func @partial_wg(%M: memref<128x64xf32>, %v: memref<64xf32>) -> memref<128xf32> {
+  %w = mdh.compute "partial_wg"
+    {inp_view = [[affine_map<(i, k) -> (i, k)>], [affine_map<(i, k) -> (k)>]],
+     md_hom = {scalar_func = @mul, combine_ops = ["cc", ["pw", @add]]},
+     out_view = [[affine_map<(i, k) -> (i)>]]}
+    {inp_types = [f32, f32], mda_size = [128, 64], out_types = [f32],
+     config = #mdh.config<num_wg = [4, 2]>}
     (%M, %v) : (memref<128x64xf32>, memref<64xf32>) -> memref<128xf32>
   func.return %w : memref<128xf32>
 }

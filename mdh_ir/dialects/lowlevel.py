@@ -34,6 +34,7 @@ from xdsl.dialects.builtin import (
     MemRefType,
     StringAttr,
     SymbolRefAttr,
+    VectorType,
 )
 from xdsl.dialects.utils import parse_func_op_like, print_func_op_like
 from xdsl.ir import Attribute, Block, Dialect, Region, SSAValue
@@ -189,7 +190,11 @@ class TileForOp(IRDLOperation):
 
 @irdl_op_definition
 class ViewLoadOp(IRDLOperation):
-    """Read `source` at `map(dims)[syms]`; outside the buffer, `boundary` decides."""
+    """Read `source` at `map(dims)[syms]`; outside the buffer, `boundary` decides.
+
+    With a vector result of N lanes (`mdh-vectorize`), it reads N consecutive elements
+    along the last axis, from the position the map gives (boundary "none" only).
+    """
 
     name = "lowlevel.view_load"
     source = operand_def(MemRefType)
@@ -212,13 +217,24 @@ class ViewLoadOp(IRDLOperation):
         syms: Sequence[SSAValue],
         amap: AffineMapAttr,
         boundary: str,
+        lanes: int = 1,
     ):
         assert isinstance(source.type, MemRefType)
+        elem = source.type.element_type
         super().__init__(
             operands=[source, dims, syms],
             properties={"map": amap, "boundary": StringAttr(boundary)},
-            result_types=[source.type.element_type],
+            result_types=[elem if lanes == 1 else VectorType(elem, [lanes])],
         )
+
+    def verify_(self) -> None:
+        elem = self.source.type.element_type  # type: ignore[attr-defined]
+        t = self.result.type
+        if isinstance(t, VectorType):
+            if t.element_type != elem or self.boundary.data != "none":
+                raise VerifyException("a vector view_load reads its buffer's type, boundary none")
+        elif t != elem:
+            raise VerifyException(f"result type {t} differs from the buffer's {elem}")
 
 
 @irdl_op_definition

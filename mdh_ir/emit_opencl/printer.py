@@ -15,7 +15,7 @@ import math
 from collections.abc import Callable
 from typing import IO
 
-from xdsl.dialects import arith, func, math as mmath, memref, scf
+from xdsl.dialects import arith, func, math as mmath, memref, scf, vector
 from xdsl.dialects.builtin import (
     Float32Type,
     Float64Type,
@@ -25,6 +25,7 @@ from xdsl.dialects.builtin import (
     IntegerType,
     MemRefType,
     ModuleOp,
+    VectorType,
 )
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
@@ -43,6 +44,10 @@ class PrintError(Exception):
 
 
 def c_type(t: Attribute) -> str:
+    if isinstance(t, VectorType):
+        elem = t.element_type
+        base = "int" if elem == IntegerType(1) else c_type(elem)
+        return f"{base}{t.get_shape()[0]}"
     if isinstance(t, Float32Type):
         return "float"
     if isinstance(t, Float64Type):
@@ -66,7 +71,7 @@ _INFIX = {
 }  # fmt: skip
 _UNSIGNED_INFIX = {arith.DivUIOp: "/", arith.RemUIOp: "%", arith.ShRUIOp: ">>"}
 _CALLS = {
-    arith.MaximumfOp: "fmax", arith.MinimumfOp: "fmin", arith.MaxnumfOp: "fmax",
+    arith.MaxnumfOp: "fmax",
     arith.MinnumfOp: "fmin", arith.MaxSIOp: "max", arith.MinSIOp: "min",
     mmath.ExpOp: "exp", mmath.Exp2Op: "exp2", mmath.ExpM1Op: "expm1", mmath.LogOp: "log",
     mmath.Log2Op: "log2", mmath.Log10Op: "log10", mmath.Log1pOp: "log1p",
@@ -79,8 +84,8 @@ _CALLS = {
 }  # fmt: skip
 _UNSIGNED_CALLS = {arith.MaxUIOp: "max", arith.MinUIOp: "min"}
 _CASTS = (
-    arith.SIToFPOp, arith.FPToSIOp, arith.ExtFOp, arith.TruncFOp, arith.ExtSIOp,
-    arith.TruncIOp, arith.IndexCastOp,
+    arith.SIToFPOp, arith.UIToFPOp, arith.FPToSIOp, arith.ExtFOp, arith.TruncFOp,
+    arith.ExtSIOp, arith.ExtUIOp, arith.TruncIOp, arith.IndexCastOp,
 )  # fmt: skip
 _CMPF = {"oeq": "==", "ogt": ">", "oge": ">=", "olt": "<", "ole": "<=", "one": "!=",
          "ueq": "==", "ugt": ">", "uge": ">=", "ult": "<", "ule": "<=", "une": "!="}  # fmt: skip
@@ -197,6 +202,8 @@ class OpenCLPrinter:
                 self.line(f"//   launch {op.kernel.string_value()}({names}) global {glb} local {lcl}")
             elif isinstance(op, func.ReturnOp):
                 self.line(f"//   return {', '.join(self.name(a) for a in op.arguments)}")
+            else:
+                raise PrintError(f"no OpenCL rule for {op.name} in a host function")
 
     # --- statements -------------------------------------------------------------------
 
@@ -237,9 +244,28 @@ class OpenCLPrinter:
             args = ", ".join(f"({u}){n(a)}" for a in op.operands)
             self.define(op.results[0], f"({c_type(op.results[0].type)}){_UNSIGNED_CALLS[kind]}({args})")
         elif isinstance(op, _CASTS):
-            self.define(op.results[0], f"({c_type(op.results[0].type)}){n(op.operands[0])}")
+            self.print_cast(op)
         else:
             raise PrintError(f"no OpenCL rule for {op.name}")
+
+    def print_cast(self, op: Operation) -> None:
+        """C casts on scalars; `convert_T` on vectors, whose booleans are 0/-1 masks."""
+        source, result = op.operands[0], op.results[0]
+        value = self.name(source)
+        bit = IntegerType(1)
+        if not isinstance(result.type, VectorType):
+            negate = source.type == bit and isinstance(op, arith.ExtSIOp | arith.SIToFPOp)
+            cast = f"({c_type(result.type)}){value}"
+            if result.type == bit:
+                cast = f"(bool)({value} & 1)"
+            self.define(result, f"-{cast}" if negate else cast)
+            return
+        if source.type.element_type == bit and isinstance(op, arith.ExtUIOp | arith.UIToFPOp):  # type: ignore
+            value = f"(-{value})"
+        converted = f"convert_{c_type(result.type)}({value})"
+        if result.type.element_type == bit:
+            converted = f"-({converted} & 1)"
+        self.define(result, converted)
 
     def print_negf(self, op: arith.NegfOp) -> None:
         self.define(op.result, f"-{self.name(op.operand)}")
@@ -256,6 +282,12 @@ class OpenCLPrinter:
             a, b = f"({u}){a}", f"({u}){b}"
         self.define(op.result, f"{a} {_CMPI[pred]} {b}")
 
+    def print_maximumf(self, op: arith.MaximumfOp | arith.MinimumfOp) -> None:
+        """NaN-propagating, unlike OpenCL's fmax/fmin."""
+        a, b = self.name(op.lhs), self.name(op.rhs)
+        f = "fmax" if isinstance(op, arith.MaximumfOp) else "fmin"
+        self.define(op.result, f"isnan({a}) || isnan({b}) ? {a} + {b} : {f}({a}, {b})")
+
     def print_select(self, op: arith.SelectOp) -> None:
         n = self.name
         self.define(op.result, f"{n(op.cond)} ? {n(op.lhs)} : {n(op.rhs)}")
@@ -267,6 +299,22 @@ class OpenCLPrinter:
         target = f"{self.name(op.memref)}[{self.index(op.memref, op.indices)}]"
         self.line(f"{target} = {self.name(op.value)};")
 
+    def print_vector_load(self, op: vector.LoadOp) -> None:
+        lanes = op.result.type.get_shape()[0]
+        address = f"{self.name(op.base)} + {self.index(op.base, op.indices)}"
+        self.define(op.result, f"vload{lanes}(0, {address})")
+
+    def print_vector_store(self, op: vector.StoreOp) -> None:
+        lanes = op.vector.type.get_shape()[0]  # type: ignore[attr-defined]
+        address = f"{self.name(op.base)} + {self.index(op.base, op.indices)}"
+        self.line(f"vstore{lanes}({self.name(op.vector)}, 0, {address});")
+
+    def print_broadcast(self, op: vector.BroadcastOp) -> None:
+        value = self.name(op.source)
+        if op.source.type == IntegerType(1):
+            value = f"-(int){value}"
+        self.define(op.vector, f"({c_type(op.vector.type)})({value})")
+
     def print_alloca(self, op: memref.AllocaOp) -> None:
         t = op.memref.type
         size = math.prod(t.get_shape())  # type: ignore[attr-defined]
@@ -276,6 +324,9 @@ class OpenCLPrinter:
     def print_for(self, op: scf.ForOp) -> None:
         n = self.name
         iv = op.body.block.args[0]
+        if (unroll := op.attributes.get("unroll")) is not None:
+            factor = unroll.value.data  # type: ignore[attr-defined]
+            self.line(f"#pragma unroll {factor}" if factor else "#pragma unroll")
         self.line(
             f"for (int {n(iv)} = {n(op.lb)}; {n(iv)} < {n(op.ub)}; {n(iv)} += {n(op.step)}) {{"
         )
@@ -327,9 +378,14 @@ class OpenCLPrinter:
         arith.CmpfOp: print_cmpf,
         arith.CmpiOp: print_cmpi,
         arith.SelectOp: print_select,
+        arith.MaximumfOp: print_maximumf,
+        arith.MinimumfOp: print_maximumf,
         memref.LoadOp: print_load,
         memref.StoreOp: print_store,
         memref.AllocaOp: print_alloca,
+        vector.LoadOp: print_vector_load,
+        vector.StoreOp: print_vector_store,
+        vector.BroadcastOp: print_broadcast,
         scf.ForOp: print_for,
         scf.IfOp: print_if,
         scf.YieldOp: print_yield,

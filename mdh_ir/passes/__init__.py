@@ -17,6 +17,7 @@ ALL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "mdh-assign-asm": _lazy("assign_asm", "MDHAssignASM"),
     "mdh-promote-memory": _lazy("promote_memory", "MDHPromoteMemory"),
     "mdh-place-combine": _lazy("place_combine", "MDHPlaceCombine"),
+    "mdh-vectorize": _lazy("vectorize", "MDHVectorize"),
     "lowlevel-expand": _lazy("expand", "LowLevelExpand"),
     "lower-to-opencl": _lazy("lower_to_opencl", "LowerToOpenCL"),
 }

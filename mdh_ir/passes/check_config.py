@@ -27,6 +27,8 @@ class MDHCheckConfig(ModulePass):
     device: str = "cpu"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        if self.device not in PRESETS:
+            raise MDHError(f"mdh-check-config: unknown device class '{self.device}' (cpu, gpu)")
         for compute in op.walk():
             if not isinstance(compute, ComputeOp):
                 continue
@@ -35,6 +37,6 @@ class MDHCheckConfig(ModulePass):
                 cfg = Config.of(compute)
             except ConfigError as e:
                 raise MDHError(f"{label}: {e}", compute) from None
-            found = violations(compute, cfg, PRESETS.get(self.device))
+            found = violations(compute, cfg, PRESETS[self.device])
             if found:
                 raise MDHError(f"{label}: {found[0]}", compute)

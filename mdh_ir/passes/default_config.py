@@ -1,8 +1,8 @@
 """`mdh-default-config`: give every `mdh.compute` a complete tuning configuration.
 
 An op without `config` gets the default of `mdh_ir.default_config` for the device class
-(`device=cpu` or `device=gpu`); an op with a partial `config` keeps the keys it has and
-gets the rest from the default. Nothing is measured.
+(`device=cpu` or `device=gpu`); an op with a partial `config` keeps the keys it has, and
+the missing ones are chosen to fit them (`complete_config`). Nothing is measured.
 
     mdh-opt -p 'mdh-default-config{device=gpu}' f.mlir
 """

@@ -5,10 +5,16 @@ arith, math, memref.load/store/alloca, func.call, group/local ids, barriers):
 
 - `tile_for` becomes an `scf.for` over the part's steps with the tile's start and size
   computed from the step (`mdh_ir.dialects.lowlevel.TileForOp` gives the formulas);
-  counts that are compile-time constants fold;
-- `view_load` becomes index arithmetic, the boundary mode's index fix-up, and a load;
+  counts that are compile-time constants fold; an `unroll` attribute carries over;
+- `view_load` becomes index arithmetic, the boundary mode's index fix-up, and a load
+  (a `vector.load` for a vector result);
 - `copy` becomes a loop over the box's elements strided by the number of workers;
 - `fill` becomes stores.
+
+Loops over private arrays are unrolled so that the arrays can live in registers: an
+`scf.for` with a constant trip count of at most `FULL_UNROLL` whose body reads or writes
+private memory gets `unroll = 0` (fully unrolled, `#pragma unroll`), as long as the
+loops fully unrolled around it multiply to at most `UNROLLED_PRODUCT`.
 
 Boundary modes for index j of an axis of extent n: clamp min(max(j, 0), n-1); wrap
 ((j mod n) + n) mod n; mirror reflects with period 2(n-1); zero reads the clamped index
@@ -20,8 +26,9 @@ from dataclasses import dataclass
 from math import prod
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import SSAValue
+from xdsl.dialects import memref, scf, vector
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, VectorType
+from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import (
     AffineBinaryOpExpr,
     AffineBinaryOpKind,
@@ -32,8 +39,9 @@ from xdsl.ir.affine import (
 )
 from xdsl.passes import ModulePass
 
-from mdh_ir.dialects.lowlevel import CopyOp, FillOp, TileForOp, ViewLoadOp
+from mdh_ir.dialects.lowlevel import CopyOp, FillOp, KernelOp, TileForOp, ViewLoadOp, memory_space
 from mdh_ir.passes.emit import Emitter, Value, constant_value
+from mdh_ir.passes.vectorize import UNROLL_ATTR
 
 
 def expand_tile_for(loop: TileForOp) -> None:
@@ -45,7 +53,12 @@ def expand_tile_for(loop: TileForOp) -> None:
         trips = e.const(known // parts)
     else:
         trips = e.div(e.add(e.sub(chunks, loop.part), parts - 1), parts)
-    step, body = (e.const(0), e) if constant_value(trips) == 1 else e.for_(0, trips)
+    if constant_value(trips) == 1:
+        step, body = e.const(0), e
+    else:
+        step, body = e.for_(0, trips)
+        if UNROLL_ATTR in loop.attributes:
+            body.ip.block.parent_op().attributes[UNROLL_ATTR] = loop.attributes[UNROLL_ATTR]
     chunk = body.add(body.mul(step, parts), loop.part)
     offset = body.mul(chunk, tile)
     start = body.add(loop.start, offset)
@@ -61,6 +74,44 @@ def expand_tile_for(loop: TileForOp) -> None:
         body.op(op)
     loop.detach()
     loop.erase()
+
+
+FULL_UNROLL = 64
+UNROLLED_PRODUCT = 512
+
+
+def touches_private(loop: scf.ForOp) -> bool:
+    memories = [
+        op.memref if isinstance(op, memref.LoadOp | memref.StoreOp) else op.base
+        for op in loop.walk()
+        if isinstance(op, memref.LoadOp | memref.StoreOp | vector.LoadOp | vector.StoreOp)
+    ]
+    return any(memory_space(m.type) == "prv" for m in memories)
+
+
+def static_trips(loop: scf.ForOp) -> int | None:
+    lb, ub, step = (constant_value(v) for v in (loop.lb, loop.ub, loop.step))
+    if lb is None or ub is None or step is None:
+        return None
+    return max(0, -(-(ub - lb) // step))
+
+
+def mark_unrolled(op: Operation, product: int = 1) -> None:
+    """Fully unroll small loops over private arrays (see the module docstring)."""
+    if isinstance(op, scf.ForOp):
+        trips = static_trips(op)
+        if (
+            trips is not None
+            and trips <= FULL_UNROLL
+            and product * trips <= UNROLLED_PRODUCT
+            and touches_private(op)
+        ):
+            op.attributes[UNROLL_ATTR] = IntegerAttr(0, 64)
+            product *= trips
+    for region in op.regions:
+        for block in region.blocks:
+            for inner in block.ops:
+                mark_unrolled(inner, product)
 
 
 def fix_index(e: Emitter, j: SSAValue, n: int, mode: str) -> SSAValue:
@@ -116,8 +167,10 @@ def expand_view_load(load: ViewLoadOp) -> None:
     e = Emitter.before(load)
     amap = load.map.data
     index = [e.value(eval_expr(e, r, load.dims, load.syms)) for r in amap.results]
-    rank = len(index)
-    value = read(e, load.source, index, list(range(rank)), load.boundary.data)
+    if isinstance(load.result.type, VectorType):
+        value = e.emit(vector.LoadOp(load.source, index, load.result.type))
+    else:
+        value = read(e, load.source, index, list(range(len(index))), load.boundary.data)
     load.result.replace_all_uses_with(value)
     load.detach()
     load.erase()
@@ -171,3 +224,5 @@ class LowLevelExpand(ModulePass):
                 expand_fill(o)
         for loop in [o for o in op.walk() if isinstance(o, TileForOp)]:
             expand_tile_for(loop)
+        for kernel in [o for o in op.walk() if isinstance(o, KernelOp)]:
+            mark_unrolled(kernel)

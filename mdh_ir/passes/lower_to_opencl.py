@@ -1,7 +1,8 @@
 """`lower-to-opencl`: the whole pipeline from `mdh.compute` to printable low-level IR.
 
     mdh-default-config{device=D}, mdh-check-config{device=D}, mdh-tile, mdh-assign-asm,
-    mdh-promote-memory, mdh-place-combine, lowlevel-expand, and xDSL's dce and cse.
+    mdh-promote-memory, mdh-place-combine, mdh-vectorize, lowlevel-expand, and xDSL's
+    dce and cse.
 
 `mdh-opt --lower-to-opencl f.mlir` runs it and prints the OpenCL program.
 """
@@ -21,6 +22,7 @@ from mdh_ir.passes.expand import LowLevelExpand
 from mdh_ir.passes.place_combine import MDHPlaceCombine
 from mdh_ir.passes.promote_memory import MDHPromoteMemory
 from mdh_ir.passes.tile import MDHTile
+from mdh_ir.passes.vectorize import MDHVectorize
 
 
 def pipeline(device: str = "cpu") -> list[ModulePass]:
@@ -31,6 +33,7 @@ def pipeline(device: str = "cpu") -> list[ModulePass]:
         MDHAssignASM(),
         MDHPromoteMemory(),
         MDHPlaceCombine(),
+        MDHVectorize(),
         LowLevelExpand(),
         DeadCodeElimination(),
         CommonSubexpressionElimination(),

@@ -3,6 +3,8 @@
 Replaces each `lowlevel.accumulate` with explicit code, following `mdh_ir.tiling`:
 
 - without `pw` dimensions, each point's results are stored to the outputs;
+- a point's results are combined with the combine function; a float multiply (scalar
+  function) accumulated by addition becomes one fused multiply-add (`math.fma`);
 - with `pw` dimensions and `res_mem` "prv", each work-item accumulates into a private
   buffer (one axis per kept-dimension loop of the scope). It starts at the combine
   function's identity (`lowlevel.fill`) when the function is a known builtin, and
@@ -24,13 +26,14 @@ from dataclasses import dataclass
 from math import prod
 
 from xdsl.context import Context
-from xdsl.dialects import arith, func, memref
+from xdsl.dialects import arith, func, math, memref
 from xdsl.dialects.builtin import Float32Type, Float64Type, MemRefType, ModuleOp
 from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.traits import SymbolTable
 
-from mdh_ir.combine import identity, meaning
+from mdh_ir.combine import builtin_meaning, identity, meaning
 from mdh_ir.dialects.lowlevel import (
     LCL,
     PRV,
@@ -104,6 +107,23 @@ class Placement:
         self.pw = pw[0] if pw else None
         name = meaning(module, self.pw) if self.pw else None
         self.identity = [identity(name, t) for t in self.types] if name else None
+        self.multiply_accumulate = name == "add" and self.scalar_multiplies(module)
+
+    def scalar_multiplies(self, module: ModuleOp) -> bool:
+        """Whether the scalar function is one float multiplication of its two arguments."""
+        callee = SymbolTable.lookup_symbol(module, self.op.scalar_func)
+        return (
+            isinstance(callee, func.FuncOp)
+            and builtin_meaning(callee) == "mul"
+            and all(isinstance(t, Float32Type | Float64Type) for t in self.types)
+        )
+
+    def combine(self, e: Emitter, acc: Sequence[SSAValue], values: Sequence[SSAValue]) -> list[SSAValue]:
+        """g(acc, values); a multiply-accumulate becomes one fused multiply-add."""
+        call = values[0].owner
+        if self.multiply_accumulate and isinstance(call, func.CallOp) and len(acc) == 1:
+            return [e.emit(math.FmaOp(call.arguments[0], call.arguments[1], acc[0]))]
+        return combine_values(e, self.pw, acc, values)  # type: ignore[arg-type]
 
     # --- helpers ------------------------------------------------------------------
 
@@ -136,7 +156,7 @@ class Placement:
                 e.store(v, mem, idx)
             return
         old = [e.load(mem, idx) for mem, idx in dests]
-        combined = combine_values(e, self.pw, old, values)  # type: ignore[arg-type]
+        combined = self.combine(e, old, values)
         for v, c, (mem, idx) in zip(values, combined, dests):
             e.store(c if known == 0 else e.select(first, v, c), mem, idx)  # type: ignore[arg-type]
 
@@ -212,7 +232,7 @@ class Placement:
         dests = [(acc, index) for acc in accs]
         if self.identity is not None:
             olds = [e.load(acc, index) for acc in accs]
-            for v, acc in zip(combine_values(e, self.pw, olds, list(self.acc.values)), accs):  # type: ignore
+            for v, acc in zip(self.combine(e, olds, list(self.acc.values)), accs):
                 e.store(v, acc, index)
         else:
             self.store_combined(e, list(self.acc.values), dests, self.all_first(e, plan.scope))
@@ -301,8 +321,13 @@ class Placement:
             self.combine_in_place(temps)
         else:
             self.accumulate_private(temps)
+        calls = {v.owner for v in self.acc.values if isinstance(v.owner, func.CallOp)}
         self.acc.detach()
         self.acc.erase()
+        for call in calls:
+            if not any(r.uses for r in call.results):
+                call.detach()
+                call.erase()
         if temps is not None:
             self.add_combine_kernel(module)
         for d in range(plan.rank):

@@ -118,13 +118,17 @@ _UNARY: dict[type[Operation], Callable] = {
 
 _CASTS = (
     arith.SIToFPOp,
+    arith.UIToFPOp,
     arith.FPToSIOp,
     arith.ExtFOp,
     arith.TruncFOp,
     arith.ExtSIOp,
+    arith.ExtUIOp,
     arith.TruncIOp,
     arith.IndexCastOp,
 )
+_SIGNED_FROM_BOOL = (arith.SIToFPOp, arith.ExtSIOp)
+"""An i1 true is -1 to a signed extension, 1 to an unsigned one."""
 
 _CMPF: dict[str, Callable] = {
     "oeq": np.equal, "ogt": np.greater, "oge": np.greater_equal, "olt": np.less,
@@ -173,6 +177,10 @@ class FuncEvaluator:
             with np.errstate(all="ignore"):
                 return [_UNARY[kind](args[0])]
         if isinstance(op, _CASTS):
+            if isinstance(op, _SIGNED_FROM_BOOL) and args[0].dtype == np.bool_:
+                return [-args[0].astype(np.int64)]
+            if isinstance(op, arith.TruncIOp) and op.results[0].type == IntegerType(1):
+                return [(args[0] & 1).astype(np.bool_)]
             return [args[0]]
         if isinstance(op, arith.ConstantOp):
             value = op.value

@@ -108,6 +108,12 @@ def sample_config(op: ComputeOp, device: DeviceInfo, trial: Trial) -> Config:
     res = choose(trial, "res_mem", res_choices)
     layer_choices = ["end", "lt"] if cross_wi else ["end", "lt", "pt"]
     ranks = [len(v.type.get_shape()) for v in op.inputs]  # type: ignore[attr-defined]
+    loop_order = (permutation(trial, "order_lt", rank), permutation(trial, "order_pt", rank))
+    inner = loop_order[1][-1]
+    widths = [
+        w for w in (1, 2, 4, 8, 16)
+        if kinds[inner] != "pw" and all(x % w == 0 for x in (sizes[inner], lt[inner], pt[inner]))
+    ] or [1]  # fmt: skip
     cfg = Config(
         num_wg=tuple(wg),
         num_wi=tuple(wi),
@@ -123,8 +129,10 @@ def sample_config(op: ComputeOp, device: DeviceInfo, trial: Trial) -> Config:
             tuple(permutation(trial, f"layout_{layer}{b}", r) for b, r in enumerate(ranks))
             for layer in ("lt", "pt")
         ),  # type: ignore[arg-type]
-        loop_order=(permutation(trial, "order_lt", rank), permutation(trial, "order_pt", rank)),
+        loop_order=loop_order,
         combine_layer=choose(trial, "combine_layer", layer_choices),
+        vector_width=choose(trial, "vector_width", widths),
+        unroll=choose(trial, "unroll", [1, 2, 4, 8]),
     )
     found = violations(op, cfg, device)
     if found:

@@ -1,0 +1,157 @@
+"""`mdh-vectorize`: apply `vector_width` and `unroll` (DESIGN.md section 5.6).
+
+With `vector_width` N > 1, the innermost element loop of the computation (over the
+last dimension of `loop_order[1]`, a kept dimension; rule `vector-width`) steps over N
+elements at a time and its body computes on N-lane vectors:
+
+- a read whose view moves along that dimension becomes a vector `view_load` of N
+  consecutive elements; other reads stay scalar and are broadcast where a vector needs
+  them;
+- the scalar and combine functions are called in vector versions (`@f_vN`, the same
+  body on vector types);
+- the accumulator (a private array whose last axis is that loop) is read and written
+  N entries at a time, so the flush after the scope stays scalar; direct writes to an
+  output (no pw dimension, or `res_mem` "glb") become vector stores.
+
+With `unroll` U > 1, the element loops of the computation carry `unroll = U`, printed as
+`#pragma unroll U`.
+"""
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, func, memref, vector
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, VectorType
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.traits import SymbolTable
+
+from mdh_ir.dialects.lowlevel import KernelOp, TileForOp, ViewLoadOp, memory_space
+from mdh_ir.passes.assign_asm import tile_chain
+from mdh_ir.passes.carried import carried
+from mdh_ir.passes.emit import Emitter
+
+UNROLL_ATTR = "unroll"
+
+
+def vector_of(t: Attribute, lanes: int) -> VectorType:
+    return t if isinstance(t, VectorType) else VectorType(t, [lanes])
+
+
+class Vectorizer:
+    """Rewrites ops of one block to N lanes; `lanes_of` maps scalar values to vectors."""
+
+    def __init__(self, module: ModuleOp, lanes: int):
+        self.module, self.lanes = module, lanes
+
+    def widen(self, e: Emitter, value: SSAValue, lanes_of: dict[SSAValue, SSAValue]) -> SSAValue:
+        if value in lanes_of:
+            return lanes_of[value]
+        return e.emit(vector.BroadcastOp(value, vector_of(value.type, self.lanes)))
+
+    def block(self, block: Block, lanes_of: dict[SSAValue, SSAValue], lane0=None, step=None) -> None:
+        """Vectorize the data flow of `block`; `lane0` is the vectorized point index,
+        `step` the loop step indexing the accumulator's last axis."""
+        replaced = []
+        for op in list(block.ops):
+            new = self.op(op, lanes_of, lane0, step)
+            if new is None:
+                continue
+            Rewriter.insert_op(new, InsertPoint.before(op))
+            for old, res in zip(op.results, new.results):
+                lanes_of[old] = res
+            replaced.append(op)
+        for op in reversed(replaced):
+            op.detach()
+            op.erase()
+
+    def op(self, op: Operation, lanes_of, lane0, step) -> Operation | None:
+        e = Emitter.before(op)
+        if isinstance(op, ViewLoadOp):
+            position = list(op.dims).index(lane0) if lane0 in op.dims else None
+            if position is None or position not in op.map.data.used_dims():
+                return None
+            return ViewLoadOp(op.source, op.dims, op.syms, op.map, op.boundary.data, self.lanes)
+        if isinstance(op, memref.LoadOp | memref.StoreOp):
+            return self.memory(e, op, lanes_of, lane0, step)
+        varying = [o for o in op.operands if o in lanes_of]
+        if not varying:
+            return None
+        if isinstance(op, func.CallOp):
+            callee = self.function(op.callee.root_reference.data)
+            args = [self.widen(e, a, lanes_of) for a in op.arguments]
+            return func.CallOp(callee, args, [vector_of(r.type, self.lanes) for r in op.results])
+        if isinstance(op, func.ReturnOp):
+            return func.ReturnOp(*[self.widen(e, a, lanes_of) for a in op.arguments])
+        if isinstance(op, arith.SelectOp) and op.cond not in lanes_of:
+            operands = [op.cond] + [self.widen(e, a, lanes_of) for a in (op.lhs, op.rhs)]
+        else:
+            operands = [self.widen(e, a, lanes_of) for a in op.operands]
+        return type(op).create(
+            operands=operands,
+            result_types=[vector_of(r.type, self.lanes) for r in op.results],
+            properties=dict(op.properties),
+            attributes=dict(op.attributes),
+        )
+
+    def memory(self, e: Emitter, op, lanes_of, lane0, step) -> Operation | None:
+        """Accumulator entries (last index `step`) and output elements (an index `lane0`)."""
+        indices = list(op.indices)
+        private = memory_space(op.memref.type) == "prv"
+        if private and indices and indices[-1] is step:
+            indices[-1] = e.mul(step, self.lanes)
+        elif private or lane0 not in indices:
+            return None
+        if isinstance(op, memref.LoadOp):
+            return vector.LoadOp(op.memref, indices, vector_of(op.res.type, self.lanes))
+        return vector.StoreOp(self.widen(e, op.value, lanes_of), op.memref, indices)
+
+    def function(self, name: str) -> str:
+        """The N-lane version of scalar function `name` (made once per module)."""
+        wide = f"{name}_v{self.lanes}"
+        if SymbolTable.lookup_symbol(self.module, wide) is not None:
+            return wide
+        f = SymbolTable.lookup_symbol(self.module, name)
+        assert isinstance(f, func.FuncOp)
+        clone = f.clone()
+        block = Block(arg_types=[vector_of(t, self.lanes) for t in f.function_type.inputs])
+        lanes_of = dict(zip(clone.body.block.args, block.args))
+        for op in list(clone.body.block.ops):
+            op.detach()
+            block.add_op(op)
+        self.block(block, lanes_of)
+        outputs = [vector_of(t, self.lanes) for t in f.function_type.outputs]
+        wide_func = func.FuncOp(wide, ([a.type for a in block.args], outputs), Region(block))
+        Rewriter.insert_op(wide_func, InsertPoint.after(f))
+        return wide
+
+
+def vectorize(kernel: KernelOp, module: ModuleOp) -> None:
+    cfg = carried(kernel, kernel.function_type.inputs.data).cfg
+    elements = [
+        loop for loop in tile_chain(kernel, "el")
+        if any(isinstance(o, ViewLoadOp) for o in loop.walk())
+    ]  # fmt: skip
+    if not elements:
+        return
+    if cfg.unroll > 1:
+        for loop in elements:
+            loop.attributes[UNROLL_ATTR] = IntegerAttr(cfg.unroll, 64)
+    lanes = cfg.vector_width
+    if lanes == 1:
+        return
+    inner = elements[-1]
+    inner.tile = IntegerAttr(lanes, 64)
+    inner.max_trips = IntegerAttr(inner.max_trips.value.data // lanes, 64)
+    Vectorizer(module, lanes).block(inner.body.block, {}, inner.tile_start, inner.step)
+
+
+@dataclass(frozen=True)
+class MDHVectorize(ModulePass):
+    name = "mdh-vectorize"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for kernel in [k for k in op.walk() if isinstance(k, KernelOp)]:
+            if any(isinstance(o, ViewLoadOp) for o in kernel.walk()):
+                vectorize(kernel, op)
