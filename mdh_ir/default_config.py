@@ -5,11 +5,14 @@
   dimensions, innermost first (adjacent work-items touch adjacent elements); otherwise
   they go to the innermost pw dimension, whose partial results are combined in local
   memory, and pw dimensions are also split across work-groups until the device is busy.
-- GPU: 256 work-items per work-group, pt_size 1. CPU (PoCL): one work-item per
-  work-group, and a private tile of up to 16 x 4 elements on the two innermost kept
-  dimensions that the work-item computes in registers.
-- No caching (inp_mem "glb"), private accumulators, natural loop orders, identity
-  layouts; OpenCL dimension 0 gets the innermost parallel dimension.
+- GPU: 256 work-items per work-group, pt_size 1.
+- CPU (PoCL): one work-item per work-group computing a register tile of up to 4 x 16
+  elements on the two innermost kept dimensions, reductions outside the tile's
+  element loops, and the widest vector width (16, 8 or 4) the rule `vector-width`
+  allows. With pw dimensions, a work-group's tile is one register tile (the accumulator
+  stays small); without, work-groups take larger tiles (about 64 per compute unit).
+- No caching (inp_mem "glb"), private accumulators, identity layouts; OpenCL
+  dimension 0 gets the innermost parallel dimension.
 """
 
 from __future__ import annotations
@@ -17,9 +20,10 @@ from __future__ import annotations
 from math import prod
 
 from mdh_ir.config import Config
+from mdh_ir.constraints import vector_problem
 from mdh_ir.device import DeviceInfo
 from mdh_ir.dialects.mdh import ComputeOp
-from mdh_ir.tiling import ceildiv
+from mdh_ir.tiling import TilePlan, ceildiv
 
 
 def _ocl_dims(counts: list[int]) -> tuple[int, ...]:
@@ -41,28 +45,52 @@ def _spread(total: int, dims: list[int], sizes: tuple[int, ...]) -> dict[int, in
 
 
 def default_config(op: ComputeOp, device: DeviceInfo) -> Config:
+    if device.kind == "gpu":
+        return _gpu_config(op, device)
+    kept = [d for d, c in enumerate(op.combines) if c.kind != "pw"]
+    candidates = [_cpu_config(op, device, d) for d in reversed(kept)] or [_cpu_config(op, device, None)]
+    return max(candidates, key=lambda cfg: cfg.vector_width)
+
+
+def _gpu_config(op: ComputeOp, device: DeviceInfo) -> Config:
     sizes, rank = op.sizes, op.rank
+    kept, pw = _kinds(op)
+    many = prod(sizes[d] for d in kept) >= 64 * device.compute_units or not pw
+    num_wi = [1] * rank
+    for d, n in _spread(min(256, device.max_wg_size), kept if many else pw[-1:], sizes).items():
+        num_wi[d] = n
+    return _assemble(op, device, num_wi, [1] * rank, tuple(range(rank)))
+
+
+def _cpu_config(op: ComputeOp, device: DeviceInfo, inner: int | None) -> Config:
+    """One work-item per work-group; a register tile with `inner` innermost."""
+    sizes, rank = op.sizes, op.rank
+    kept, pw = _kinds(op)
+    order = [d for d in kept if d != inner] + ([inner] if inner is not None else [])
+    pt = [1] * rank
+    for d, tile in zip(reversed(order), (16, 4)):
+        pt[d] = _register_tile(sizes[d], tile)
+    cfg = _assemble(op, device, [1] * rank, pt, tuple(pw + order))
+    widths = [w for w in (16, 8, 4) if vector_problem(TilePlan(op, cfg.with_(vector_width=w))) is None]
+    return cfg.with_(vector_width=widths[0]) if widths else cfg
+
+
+def _kinds(op: ComputeOp) -> tuple[list[int], list[int]]:
     kinds = [c.kind for c in op.combines]
-    kept = [d for d in range(rank) if kinds[d] != "pw"]
-    pw = [d for d in range(rank) if kinds[d] == "pw"]
-    outputs = prod(sizes[d] for d in kept)
+    return [d for d, k in enumerate(kinds) if k != "pw"], [d for d, k in enumerate(kinds) if k == "pw"]
+
+
+def _assemble(op: ComputeOp, device: DeviceInfo, num_wi: list[int], pt: list[int], pt_order) -> Config:
+    """Tile sizes and work-group counts around the chosen work-items and private tiles."""
+    sizes, rank = op.sizes, op.rank
+    kept, pw = _kinds(op)
     busy = 4 * device.compute_units
-    gpu = device.kind == "gpu"
-    wg_target = min(256, device.max_wg_size) if gpu else 1
-
-    num_wi, pt = [1] * rank, [1] * rank
-    if gpu:
-        many = outputs >= 64 * device.compute_units or not pw
-        num_wi_of = _spread(wg_target, kept if many else pw[-1:], sizes)
-        for d, n in num_wi_of.items():
-            num_wi[d] = n
-    else:
-        for d, tile in zip(reversed(kept), (16, 4)):
-            pt[d] = min(sizes[d], tile)
-
     lt, num_wg = list(sizes), [1] * rank
     for d in kept:
         lt[d] = min(sizes[d], num_wi[d] * pt[d])
+    if device.kind == "cpu" and not pw:
+        _enlarge_tiles(lt, kept, sizes, 64 * device.compute_units)
+    for d in kept:
         num_wg[d] = ceildiv(sizes[d], lt[d])
     for d in pw:
         lt[d] = num_wi[d] if num_wi[d] > 1 else sizes[d]
@@ -74,7 +102,6 @@ def default_config(op: ComputeOp, device: DeviceInfo) -> Config:
         if num_wi[d] == 1:
             lt[d] = pt[d] = ceildiv(sizes[d], groups)
         num_wg[d] = min(groups, ceildiv(sizes[d], lt[d]))
-
     inputs = len(op.inputs)
     return Config(
         num_wg=tuple(num_wg),
@@ -88,8 +115,29 @@ def default_config(op: ComputeOp, device: DeviceInfo) -> Config:
             tuple(tuple(range(len(v.type.get_shape()))) for v in op.inputs)  # type: ignore
             for _ in range(2)
         ),  # type: ignore[arg-type]
-        loop_order=(tuple(range(rank)), tuple(range(rank))),
+        loop_order=(tuple(range(rank)), tuple(pt_order)),
     )
+
+
+def _register_tile(n: int, most: int) -> int:
+    """The largest of most, most/2, ... dividing n (so vectors fit), else min(n, most)."""
+    tile = most
+    while tile > 1 and n % tile:
+        tile //= 2
+    return tile if tile >= 4 or n < 4 else min(n, most)
+
+
+def _enlarge_tiles(lt: list[int], kept: list[int], sizes, groups: int) -> None:
+    """Grow the outer kept dimensions' tiles (in whole tiles) until about `groups`
+    work-groups remain."""
+    total = prod(ceildiv(sizes[d], lt[d]) for d in kept)
+    for d in kept:
+        if total <= groups:
+            return
+        tiles = ceildiv(sizes[d], lt[d])
+        merge = min(tiles, ceildiv(total, groups))
+        lt[d] *= merge
+        total = total // tiles * ceildiv(tiles, merge)
 
 
 def complete_config(op: ComputeOp, device: DeviceInfo) -> Config:
@@ -97,7 +145,8 @@ def complete_config(op: ComputeOp, device: DeviceInfo) -> Config:
 
     Per dimension: a missing lt_size gives each work-group one local tile when num_wg is
     given; a missing pt_size, num_wi or num_wg is the default's, reduced to what the
-    tile sizes allow; a missing ocl_dim follows the final counts.
+    tile sizes allow; a missing ocl_dim follows the final counts; a missing vector_width
+    is the widest the configuration allows if the default vectorizes at all.
     """
     given = Config.from_attr(op.config, op) if op.config is not None else {}
     base = default_config(op, device)
@@ -120,4 +169,8 @@ def complete_config(op: ComputeOp, device: DeviceInfo) -> Config:
         fields["num_wg"].append(pick("num_wg", min(base.num_wg[d], ceildiv(n, lt))))
     derived = {k: tuple(v) for k, v in fields.items()}
     derived["ocl_dim"] = (_ocl_dims(fields["num_wg"]), _ocl_dims(fields["num_wi"]))
-    return base.with_(**{**derived, **given})
+    cfg = base.with_(**{**derived, **given})
+    if "vector_width" in given:
+        return cfg
+    widths = [w for w in (16, 8, 4, 2) if vector_problem(TilePlan(op, cfg.with_(vector_width=w))) is None]
+    return cfg.with_(vector_width=widths[0] if widths and base.vector_width > 1 else 1)

@@ -42,10 +42,10 @@
 // PRL-NEXT:    const int [[G:v[0-9]+]] = (int)get_group_id(0);
 // PRL:         const int [[J0:v[0-9]+]] = [[G]] * 5;
 // PRL-NEXT:    #pragma unroll
-// PRL-NEXT:    for (int v{{[0-9]+}} = 0; v{{[0-9]+}} < 13; v{{[0-9]+}} += 1) {
+// PRL-NEXT:    for (int [[JE:v[0-9]+]] = 0; [[JE]] < 5; [[JE]] += 1) {
+// PRL-NEXT:      const int v{{[0-9]+}} = [[J0]] + [[JE]];
 // PRL-NEXT:      #pragma unroll
-// PRL-NEXT:      for (int [[JE:v[0-9]+]] = 0; [[JE]] < 5; [[JE]] += 1) {
-// PRL-NEXT:        const int v{{[0-9]+}} = [[J0]] + [[JE]];
+// PRL-NEXT:      for (int v{{[0-9]+}} = 0; v{{[0-9]+}} < 13; v{{[0-9]+}} += 1) {
 // PRL:         float [[PW:v[0-9]+]];
 // PRL-NEXT:    int [[PI:v[0-9]+]];
 // PRL-NEXT:    mdh_weight(v{{[0-9]+}}, v{{[0-9]+}}, v{{[0-9]+}}, v{{[0-9]+}}, v{{[0-9]+}}, v{{[0-9]+}}, v{{[0-9]+}}, v{{[0-9]+}}, v{{[0-9]+}}, v{{[0-9]+}}, &[[PW]], &[[PI]]);

@@ -5,18 +5,20 @@
 // RUN: not mdh-opt %s -p 'mdh-default-config{device=tpu}' 2>&1 | filecheck %s --check-prefix=BAD
 
 // mdh-default-config completes every configuration (mdh_ir/default_config.py):
-// - for cpu, one work-item per work-group, a private tile of up to 16 x 4 elements on the two
-//   innermost kept dimensions, one work-group per tile;
+// - for cpu, one work-item per work-group, a register tile of up to 4 x 16 elements on two kept
+//   dimensions (the one allowing the widest vectors innermost), pw loops outside the tile's
+//   element loops, the widest valid vector width; with pw dimensions one work-group per
+//   tile (matmul: 4 x 4 on i, j, vectors of 4 along j);
 // - for gpu, up to 256 work-items per work-group, pt_size 1; with few outputs the work-items go
 //   to the innermost pw dimension (matvec, matmul, dot), else to the kept dimensions (jacobi1d);
 // - for both, when the kept dimensions give fewer work-groups than busy = 4 x compute units
 //   (cpu class: 2 units, so 8; gpu class: 132 units, so 528), the innermost pw dimension is
 //   split across ceil(busy / kept work-groups) work-groups too: on cpu in local tiles of
-//   ceil(size / groups) elements (matmul: 6 kept work-groups, k in 2 tiles of 8; dot: k in
+//   ceil(size / groups) elements (matmul: 15 kept work-groups, so k is not split; dot: k in
 //   8 tiles of 512), on gpu in local tiles of num_wi elements, at most one work-group per
 //   tile (dot: 16 tiles of 256; matvec and matmul: one tile, so not split); matvec on cpu
 //   already has 8 kept work-groups, so k is not split;
-// - for both, no caching, private accumulators, identity orders and layouts, OpenCL dimension 0
+// - for both, no caching, private accumulators, identity layouts, OpenCL dimension 0
 //   for the innermost dimension with more than one part, 1 for the next one, 2 otherwise;
 // - an op with a (partial) configuration keeps its keys, so a second run changes nothing
 //   (the fourth RUN line) and the given keys of @partial and @partial_wg survive; the
@@ -40,7 +42,7 @@ func.func @avg3(%l: f32, %c: f32, %r: f32) -> f32 {
 // CPU:      mdh.compute "matvec"
 // CPU-SAME: config = #mdh.config<num_wg = [8, 1], num_wi = [1, 1], lt_size = [16, 64], pt_size = [16, 64],
 // CPU-SAME: inp_mem = {{\[\[}}"glb", "glb"], ["glb", "glb"]], res_mem = ["prv"], ocl_dim = {{\[\[}}0, 2], [2, 2]],
-// CPU-SAME: buf_layout = {{\[\[\[}}0, 1], [0]], {{\[\[}}0, 1], [0]]], loop_order = {{\[\[}}0, 1], [0, 1]],
+// CPU-SAME: buf_layout = {{\[\[\[}}0, 1], [0]], {{\[\[}}0, 1], [0]]], loop_order = {{\[\[}}0, 1], [1, 0]],
 // CPU-SAME: combine_layer = "end", vector_width = 1, unroll = 1>}
 // GPU-LABEL: func.func @matvec(
 // GPU:      mdh.compute "matvec"
@@ -60,10 +62,10 @@ func.func @matvec(%M: memref<128x64xf32>, %v: memref<64xf32>) -> memref<128xf32>
 
 // CPU-LABEL: func.func @matmul(
 // CPU:      mdh.compute "matmul"
-// CPU-SAME: config = #mdh.config<num_wg = [3, 2, 2], num_wi = [1, 1, 1], lt_size = [4, 16, 8], pt_size = [4, 16, 8],
-// CPU-SAME: inp_mem = {{\[\[}}"glb", "glb"], ["glb", "glb"]], res_mem = ["prv"], ocl_dim = {{\[\[}}2, 1, 0], [2, 2, 2]],
-// CPU-SAME: buf_layout = {{\[\[\[}}0, 1], [0, 1]], {{\[\[}}0, 1], [0, 1]]], loop_order = {{\[\[}}0, 1, 2], [0, 1, 2]],
-// CPU-SAME: combine_layer = "end", vector_width = 1, unroll = 1>}
+// CPU-SAME: config = #mdh.config<num_wg = [3, 5, 1], num_wi = [1, 1, 1], lt_size = [4, 4, 16], pt_size = [4, 4, 16],
+// CPU-SAME: inp_mem = {{\[\[}}"glb", "glb"], ["glb", "glb"]], res_mem = ["prv"], ocl_dim = {{\[\[}}1, 0, 2], [2, 2, 2]],
+// CPU-SAME: buf_layout = {{\[\[\[}}0, 1], [0, 1]], {{\[\[}}0, 1], [0, 1]]], loop_order = {{\[\[}}0, 1, 2], [2, 0, 1]],
+// CPU-SAME: combine_layer = "end", vector_width = 4, unroll = 1>}
 // GPU-LABEL: func.func @matmul(
 // GPU:      mdh.compute "matmul"
 // GPU-SAME: config = #mdh.config<num_wg = [10, 20, 1], num_wi = [1, 1, 16], lt_size = [1, 1, 16], pt_size = [1, 1, 1],
@@ -168,7 +170,7 @@ func.func @partial(%M: memref<128x64xf32>, %v: memref<64xf32>) -> memref<128xf32
 // CPU:      mdh.compute "partial_wg"
 // CPU-SAME: config = #mdh.config<num_wg = [4, 2], num_wi = [1, 1], lt_size = [32, 32], pt_size = [16, 32],
 // CPU-SAME: inp_mem = {{\[\[}}"glb", "glb"], ["glb", "glb"]], res_mem = ["prv"], ocl_dim = {{\[\[}}1, 0], [2, 2]],
-// CPU-SAME: buf_layout = {{\[\[\[}}0, 1], [0]], {{\[\[}}0, 1], [0]]], loop_order = {{\[\[}}0, 1], [0, 1]],
+// CPU-SAME: buf_layout = {{\[\[\[}}0, 1], [0]], {{\[\[}}0, 1], [0]]], loop_order = {{\[\[}}0, 1], [1, 0]],
 // CPU-SAME: combine_layer = "end", vector_width = 1, unroll = 1>}
 // GPU-LABEL: func.func @partial_wg(
 // GPU:      mdh.compute "partial_wg"

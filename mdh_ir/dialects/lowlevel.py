@@ -324,6 +324,41 @@ class CopyOp(IRDLOperation):
 
 
 @irdl_op_definition
+class ViewOp(IRDLOperation):
+    """`source`'s storage seen with another element type and shape (the same bytes).
+
+    `mdh-vectorize` allocates an accumulator with vector elements and gives the scalar
+    code (fill, flush) this scalar view of it.
+    """
+
+    name = "lowlevel.view"
+    source = operand_def(MemRefType)
+    result = result_def(MemRefType)
+    traits = traits_def(Pure())
+    assembly_format = "$source attr-dict `:` type($source) `to` type($result)"
+
+    def __init__(self, source: SSAValue, result_type: MemRefType):
+        super().__init__(operands=[source], result_types=[result_type])
+
+    def verify_(self) -> None:
+        src, dst = self.source.type, self.result.type
+        assert isinstance(src, MemRefType) and isinstance(dst, MemRefType)
+        if memory_space(src) != memory_space(dst) or _bytes(src) != _bytes(dst):
+            raise VerifyException("a view keeps the memory space and the size in bytes")
+
+
+def _bytes(t: MemRefType) -> int:
+    elem = t.element_type
+    lanes = elem.get_shape()[0] if isinstance(elem, VectorType) else 1
+    scalar = elem.element_type if isinstance(elem, VectorType) else elem
+    width = scalar.bitwidth if hasattr(scalar, "bitwidth") else scalar.width.data  # type: ignore
+    count = 1
+    for n in t.get_shape():
+        count *= n
+    return count * lanes * width // 8
+
+
+@irdl_op_definition
 class FillOp(IRDLOperation):
     """Store `value` into every element of `dest`."""
 
@@ -457,6 +492,7 @@ LowLevel = Dialect(
         ViewLoadOp,
         AccumulateOp,
         CopyOp,
+        ViewOp,
         FillOp,
         BarrierOp,
         GroupIdOp,

@@ -35,6 +35,7 @@ from mdh_ir.dialects.lowlevel import (
     KernelOp,
     LaunchOp,
     LocalIdOp,
+    ViewOp,
     memory_space,
 )
 
@@ -315,6 +316,11 @@ class OpenCLPrinter:
             value = f"-(int){value}"
         self.define(op.vector, f"({c_type(op.vector.type)})({value})")
 
+    def print_view(self, op: ViewOp) -> None:
+        elem = c_type(op.result.type.element_type)  # type: ignore[attr-defined]
+        space = "__local " if memory_space(op.result.type) == "lcl" else ""
+        self.line(f"{space}{elem}* {self.name(op.result)} = ({space}{elem}*){self.name(op.source)};")
+
     def print_alloca(self, op: memref.AllocaOp) -> None:
         t = op.memref.type
         size = math.prod(t.get_shape())  # type: ignore[attr-defined]
@@ -383,6 +389,7 @@ class OpenCLPrinter:
         memref.LoadOp: print_load,
         memref.StoreOp: print_store,
         memref.AllocaOp: print_alloca,
+        ViewOp: print_view,
         vector.LoadOp: print_vector_load,
         vector.StoreOp: print_vector_store,
         vector.BroadcastOp: print_broadcast,

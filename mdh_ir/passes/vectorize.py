@@ -9,8 +9,10 @@ elements at a time and its body computes on N-lane vectors:
   them;
 - the scalar and combine functions are called in vector versions (`@f_vN`, the same
   body on vector types);
-- the accumulator (a private array whose last axis is that loop) is read and written
-  N entries at a time, so the flush after the scope stays scalar; direct writes to an
+- the accumulator (a private array whose last axis is that loop) is re-allocated with
+  N-lane vector elements and read and written one vector at a time; the scalar code
+  around the loop (fill, flush) uses a `lowlevel.view` of it as scalars, so it keeps
+  working unchanged (and compilers keep the vectors in registers); direct writes to an
   output (no pw dimension, or `res_mem` "glb") become vector stores.
 
 With `unroll` U > 1, the element loops of the computation carry `unroll = U`, printed as
@@ -27,7 +29,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import SymbolTable
 
-from mdh_ir.dialects.lowlevel import KernelOp, TileForOp, ViewLoadOp, memory_space
+from mdh_ir.dialects.lowlevel import KernelOp, TileForOp, ViewLoadOp, ViewOp, memory_space
 from mdh_ir.passes.assign_asm import tile_chain
 from mdh_ir.passes.carried import carried
 from mdh_ir.passes.emit import Emitter
@@ -44,6 +46,27 @@ class Vectorizer:
 
     def __init__(self, module: ModuleOp, lanes: int):
         self.module, self.lanes = module, lanes
+        self.vector_arrays: dict[SSAValue, SSAValue] = {}
+
+    def vector_array(self, array: SSAValue) -> SSAValue:
+        """A private array re-allocated with N-lane elements along its last axis; the
+        scalar code keeps a `lowlevel.view` of it."""
+        if array in self.vector_arrays:
+            return self.vector_arrays[array]
+        alloca = array.owner
+        assert isinstance(alloca, memref.AllocaOp)
+        t = array.type
+        shape = [*t.get_shape()[:-1], t.get_shape()[-1] // self.lanes]  # type: ignore
+        wide = memref.AllocaOp.get(
+            VectorType(t.element_type, [self.lanes]), shape=shape, memory_space=t.memory_space  # type: ignore
+        )
+        view = ViewOp(wide.memref, t)  # type: ignore[arg-type]
+        Rewriter.insert_op([wide, view], InsertPoint.before(alloca))
+        array.replace_all_uses_with(view.result)
+        alloca.detach()
+        alloca.erase()
+        self.vector_arrays[view.result] = wide.memref
+        return wide.memref
 
     def widen(self, e: Emitter, value: SSAValue, lanes_of: dict[SSAValue, SSAValue]) -> SSAValue:
         if value in lanes_of:
@@ -100,8 +123,11 @@ class Vectorizer:
         indices = list(op.indices)
         private = memory_space(op.memref.type) == "prv"
         if private and indices and indices[-1] is step:
-            indices[-1] = e.mul(step, self.lanes)
-        elif private or lane0 not in indices:
+            wide = self.vector_array(op.memref)
+            if isinstance(op, memref.LoadOp):
+                return memref.LoadOp.get(wide, indices)
+            return memref.StoreOp.get(self.widen(e, op.value, lanes_of), wide, indices)
+        if private or lane0 not in indices:
             return None
         if isinstance(op, memref.LoadOp):
             return vector.LoadOp(op.memref, indices, vector_of(op.res.type, self.lanes))

@@ -1,0 +1,71 @@
+// RUN: mdh-opt %s --lower-to-opencl | filecheck %s
+
+// Vector code as OpenCL: vector types, vloadN / vstoreN, broadcasts, vector versions of
+// scalar functions, a vector-typed accumulator with a scalar pointer view, fused
+// multiply-adds, and #pragma unroll (full for small loops over private arrays).
+
+func.func @mul(%a: f32, %b: f32) -> f32 {
+  %r = arith.mulf %a, %b : f32
+  func.return %r : f32
+}
+func.func @scaled(%x: f32, %b: f32) -> f32 {
+  %c = arith.constant 2.0 : f32
+  %p = arith.mulf %x, %c : f32
+  %s = arith.addf %p, %b : f32
+  func.return %s : f32
+}
+func.func @matmul(%A: memref<4x80xf32>, %B: memref<80x16xf32>) -> memref<4x16xf32> {
+  %C = mdh.compute "matmul"
+    {inp_view = [[affine_map<(i, j, k) -> (i, k)>], [affine_map<(i, j, k) -> (k, j)>]],
+     md_hom = {scalar_func = @mul, combine_ops = ["cc", "cc", ["pw", "add"]]},
+     out_view = [[affine_map<(i, j, k) -> (i, j)>]]}
+    {inp_types = [f32, f32], mda_size = [4, 16, 80], out_types = [f32],
+     config = #mdh.config<num_wg = [2, 2, 1], num_wi = [1, 1, 1], lt_size = [2, 8, 80], pt_size = [2, 8, 80],
+                          loop_order = [[0, 1, 2], [2, 0, 1]], vector_width = 4, unroll = 2>}
+    (%A, %B) : (memref<4x80xf32>, memref<80x16xf32>) -> memref<4x16xf32>
+  func.return %C : memref<4x16xf32>
+}
+func.func @bias(%x: memref<3x16xf32>, %b: memref<16xf32>) -> memref<3x16xf32> {
+  %y = mdh.compute "bias"
+    {inp_view = [[affine_map<(h, c) -> (h, c)>], [affine_map<(h, c) -> (c)>]],
+     md_hom = {scalar_func = @scaled, combine_ops = ["cc", "cc"]},
+     out_view = [[affine_map<(h, c) -> (h, c)>]]}
+    {inp_types = [f32, f32], mda_size = [3, 16], out_types = [f32],
+     config = #mdh.config<num_wg = [3, 1], num_wi = [1, 1], lt_size = [1, 16], pt_size = [1, 16],
+                          vector_width = 8>}
+    (%x, %b) : (memref<3x16xf32>, memref<16xf32>) -> memref<3x16xf32>
+  func.return %y : memref<3x16xf32>
+}
+
+// CHECK:       static float8 mdh_scaled_v8(float8 [[X:v[0-9]+]], float8 [[B:v[0-9]+]]) {
+// CHECK-NEXT:    const float8 [[C:v[0-9]+]] = (float8)(2.0f);
+// CHECK-NEXT:    const float8 [[P:v[0-9]+]] = [[X]] * [[C]];
+// CHECK-NEXT:    const float8 [[S:v[0-9]+]] = [[P]] + [[B]];
+// CHECK-NEXT:    return [[S]];
+
+// CHECK-LABEL: __kernel void matmul_0(
+// CHECK-SAME:    __global const float* restrict [[MA:v[0-9]+]], __global const float* restrict [[MB:v[0-9]+]], __global float* restrict [[MC:v[0-9]+]]) {
+// CHECK-NEXT:    float4 [[WIDE:v[0-9]+]][4];
+// CHECK-NEXT:    float* [[ACC:v[0-9]+]] = (float*)[[WIDE]];
+// CHECK:         #pragma unroll
+// CHECK-NEXT:    for (int [[I:v[0-9]+]] = 0; [[I]] < 2; [[I]] += 1) {
+// CHECK-NEXT:      #pragma unroll
+// CHECK-NEXT:      for (int [[J:v[0-9]+]] = 0; [[J]] < 8; [[J]] += 1) {
+// CHECK-NEXT:        [[ACC]][[[I]] * 8 + [[J]]] = 0.0f;
+// CHECK:         #pragma unroll 2
+// CHECK-NEXT:    for (int [[K:v[0-9]+]] = 0; [[K]] < 80; [[K]] += 1) {
+// CHECK-NEXT:      #pragma unroll
+// CHECK-NEXT:      for (int [[EI:v[0-9]+]] = 0; [[EI]] < 2; [[EI]] += 1) {
+// CHECK:             #pragma unroll
+// CHECK-NEXT:        for (int [[EJ:v[0-9]+]] = 0; [[EJ]] < 2; [[EJ]] += 1) {
+// CHECK:               const float4 [[BV:v[0-9]+]] = vload4(0, [[MB]] + [[K]] * 16 + v{{[0-9]+}});
+// CHECK-NEXT:          const float4 [[OLD:v[0-9]+]] = [[WIDE]][[[EI]] * 2 + [[EJ]]];
+// CHECK-NEXT:          const float4 [[AV:v[0-9]+]] = (float4)(v{{[0-9]+}});
+// CHECK-NEXT:          const float4 [[NEW:v[0-9]+]] = fma([[AV]], [[BV]], [[OLD]]);
+// CHECK-NEXT:          [[WIDE]][[[EI]] * 2 + [[EJ]]] = [[NEW]];
+
+// CHECK-LABEL: __kernel void bias_0(
+// CHECK:         const float8 [[XV:v[0-9]+]] = vload8(0, v{{[0-9]+}} + v{{[0-9]+}} * 16 + [[CI:v[0-9]+]]);
+// CHECK-NEXT:    const float8 [[BV8:v[0-9]+]] = vload8(0, v{{[0-9]+}} + [[CI]]);
+// CHECK-NEXT:    const float8 [[YV:v[0-9]+]] = mdh_scaled_v8([[XV]], [[BV8]]);
+// CHECK-NEXT:    vstore8([[YV]], 0, v{{[0-9]+}} + v{{[0-9]+}} * 16 + [[CI]]);

@@ -1,0 +1,80 @@
+// RUN: mdh-opt %s -p 'mdh-default-config,mdh-tile,mdh-assign-asm,mdh-promote-memory,mdh-place-combine' | mdh-opt -p mdh-vectorize | filecheck %s
+
+// mdh-vectorize applies vector_width N to the innermost element loop (the last dimension of
+// loop_order[1]): the loop steps N elements (tile N), reads moving along it become
+// N-lane view_loads, other reads are broadcast, the scalar function is called in an N-lane
+// version, the accumulator is re-allocated with vector elements (the scalar code keeps a
+// lowlevel.view of it), and direct output writes become vector stores. unroll marks the
+// computation's element loops.
+
+func.func @mul(%a: f32, %b: f32) -> f32 {
+  %r = arith.mulf %a, %b : f32
+  func.return %r : f32
+}
+
+// matmul: 2 x 8 register tile on (i, j), k outermost; j vectorized by 4, unroll 2.
+func.func @matmul(%A: memref<4x80xf32>, %B: memref<80x16xf32>) -> memref<4x16xf32> {
+  %C = mdh.compute "matmul"
+    {inp_view = [[affine_map<(i, j, k) -> (i, k)>], [affine_map<(i, j, k) -> (k, j)>]],
+     md_hom = {scalar_func = @mul, combine_ops = ["cc", "cc", ["pw", "add"]]},
+     out_view = [[affine_map<(i, j, k) -> (i, j)>]]}
+    {inp_types = [f32, f32], mda_size = [4, 16, 80], out_types = [f32],
+     config = #mdh.config<num_wg = [2, 2, 1], num_wi = [1, 1, 1], lt_size = [2, 8, 80], pt_size = [2, 8, 80],
+                          loop_order = [[0, 1, 2], [2, 0, 1]], vector_width = 4, unroll = 2>}
+    (%A, %B) : (memref<4x80xf32>, memref<80x16xf32>) -> memref<4x16xf32>
+  func.return %C : memref<4x16xf32>
+}
+// CHECK-LABEL: lowlevel.kernel @matmul_0(
+// CHECK-NEXT:    [[WIDE:%[0-9]+]] = memref.alloca() : memref<1x1x2x2xvector<4xf32>, "prv">
+// CHECK-NEXT:    [[ACC:%[0-9]+]] = lowlevel.view [[WIDE]] : memref<1x1x2x2xvector<4xf32>, "prv"> to memref<1x1x2x8xf32, "prv">
+// CHECK:         lowlevel.fill [[ACC]] with
+// CHECK:         lowlevel.tile_for "el" dim 2({{.*}}) tile 1 parts 1 part %{{[0-9]+}} max 80 {
+// CHECK:           lowlevel.tile_for "el" dim 0({{.*}}) tile 1 parts 1 part %{{[0-9]+}} max 2 {
+// CHECK:             lowlevel.tile_for "el" dim 1({{.*}}) tile 4 parts 1 part %{{[0-9]+}} max 2 {
+// CHECK-NEXT:        ^bb0([[STEP:%[0-9]+]]: index, %{{[0-9]+}}: index, %{{[0-9]+}}: index):
+// CHECK-NEXT:          [[A:%[0-9]+]] = lowlevel.view_load %{{[0-9]+}}{{.*}} : memref<4x80xf32> -> f32
+// CHECK-NEXT:          [[B:%[0-9]+]] = lowlevel.view_load %{{[0-9]+}}{{.*}} : memref<80x16xf32> -> vector<4xf32>
+// CHECK-NEXT:          [[OLD:%[0-9]+]] = memref.load [[WIDE]]{{\[}}%{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, [[STEP]]] : memref<1x1x2x2xvector<4xf32>, "prv">
+// CHECK-NEXT:          [[AV:%[0-9]+]] = vector.broadcast [[A]] : f32 to vector<4xf32>
+// CHECK-NEXT:          [[NEW:%[0-9]+]] = math.fma [[AV]], [[B]], [[OLD]] : vector<4xf32>
+// CHECK-NEXT:          memref.store [[NEW]], [[WIDE]]{{\[}}%{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, [[STEP]]] : memref<1x1x2x2xvector<4xf32>, "prv">
+// CHECK-NEXT:        } {unroll = 2 : i64}
+// CHECK-NEXT:      } {unroll = 2 : i64}
+// CHECK-NEXT:    } {unroll = 2 : i64}
+// The flush stays scalar, through the view.
+// CHECK:         memref.load [[ACC]]{{\[}}%{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}] : memref<1x1x2x8xf32, "prv">
+
+func.func @scaled(%x: f32, %b: f32) -> f32 {
+  %c = arith.constant 2.0 : f32
+  %p = arith.mulf %x, %c : f32
+  %s = arith.addf %p, %b : f32
+  func.return %s : f32
+}
+
+// bias_add-like (cc only): y[h, c] = 2 x[h, c] + b[c]; c vectorized by 8, direct vector stores.
+func.func @bias(%x: memref<3x16xf32>, %b: memref<16xf32>) -> memref<3x16xf32> {
+  %y = mdh.compute "bias"
+    {inp_view = [[affine_map<(h, c) -> (h, c)>], [affine_map<(h, c) -> (c)>]],
+     md_hom = {scalar_func = @scaled, combine_ops = ["cc", "cc"]},
+     out_view = [[affine_map<(h, c) -> (h, c)>]]}
+    {inp_types = [f32, f32], mda_size = [3, 16], out_types = [f32],
+     config = #mdh.config<num_wg = [3, 1], num_wi = [1, 1], lt_size = [1, 16], pt_size = [1, 16],
+                          vector_width = 8>}
+    (%x, %b) : (memref<3x16xf32>, memref<16xf32>) -> memref<3x16xf32>
+  func.return %y : memref<3x16xf32>
+}
+// CHECK-LABEL: func.func @scaled_v8(
+// CHECK-SAME:    [[X:%[0-9a-z]+]]: vector<8xf32>, [[BB:%[0-9a-z]+]]: vector<8xf32>) -> vector<8xf32> {
+// CHECK-NEXT:    [[C:%[0-9a-z]+]] = arith.constant 2.000000e+00 : f32
+// CHECK-NEXT:    [[CV:%[0-9]+]] = vector.broadcast [[C]] : f32 to vector<8xf32>
+// CHECK-NEXT:    [[P:%[0-9a-z]+]] = arith.mulf [[X]], [[CV]] : vector<8xf32>
+// CHECK-NEXT:    [[S:%[0-9a-z]+]] = arith.addf [[P]], [[BB]] : vector<8xf32>
+// CHECK-NEXT:    func.return [[S]] : vector<8xf32>
+// CHECK-LABEL: lowlevel.kernel @bias_0(
+// CHECK-SAME:    [[Y:%[0-9]+]]: memref<3x16xf32>)
+// CHECK:         lowlevel.tile_for "el" dim 1({{.*}}) tile 8 parts 1 part %{{[0-9]+}} max 2 {
+// CHECK-NEXT:    ^bb0(%{{[0-9]+}}: index, [[C0:%[0-9]+]]: index, %{{[0-9]+}}: index):
+// CHECK-NEXT:      [[XV:%[0-9]+]] = lowlevel.view_load {{.*}} -> vector<8xf32>
+// CHECK-NEXT:      [[BV:%[0-9]+]] = lowlevel.view_load {{.*}} -> vector<8xf32>
+// CHECK-NEXT:      [[YV:%[0-9]+]] = func.call @scaled_v8([[XV]], [[BV]]) : (vector<8xf32>, vector<8xf32>) -> vector<8xf32>
+// CHECK-NEXT:      vector.store [[YV]], [[Y]]{{\[}}%{{[0-9]+}}, [[C0]]] : memref<3x16xf32>, vector<8xf32>
