@@ -23,7 +23,7 @@
 // CHECK-NEXT:    return [[R2]];
 // CHECK-NEXT:  }
 // CHECK-EMPTY:
-// CHECK-NEXT:  __kernel void matvec_0(__global const float* restrict [[M:v[0-9]+]], __global const float* restrict [[V:v[0-9]+]], __global const float* restrict [[W:v[0-9]+]], __global float* restrict [[T:v[0-9]+]]) {
+// CHECK-NEXT:  __kernel __attribute__((reqd_work_group_size(2, 1, 1))) void matvec_0(__global const float* restrict [[M:v[0-9]+]], __global const float* restrict [[V:v[0-9]+]], __global const float* restrict [[W:v[0-9]+]], __global float* restrict [[T:v[0-9]+]]) {
 // CHECK-NEXT:    __local float [[SCR:v[0-9]+]][2];
 // CHECK-NEXT:    float [[ACC:v[0-9]+]][1];
 // CHECK-NEXT:    __local float [[VL:v[0-9]+]][6];
@@ -78,7 +78,7 @@
 // CHECK-NEXT:    }
 // CHECK-NEXT:  }
 // CHECK-EMPTY:
-// CHECK-NEXT:  __kernel void matvec_0_combine(__global const float* restrict [[T2:v[0-9]+]], __global float* restrict [[W2:v[0-9]+]]) {
+// CHECK-NEXT:  __kernel __attribute__((reqd_work_group_size(64, 1, 1))) void matvec_0_combine(__global const float* restrict [[T2:v[0-9]+]], __global float* restrict [[W2:v[0-9]+]]) {
 // CHECK-NEXT:    const int [[G:v[0-9]+]] = (int)get_group_id(0);
 // CHECK-NEXT:    const int [[BASE:v[0-9]+]] = [[G]] * 64;
 // CHECK-NEXT:    const int [[L:v[0-9]+]] = (int)get_local_id(0);

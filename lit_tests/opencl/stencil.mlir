@@ -14,7 +14,7 @@
 // CHECK-NEXT:    const float [[A:v[0-9]+]] = [[S1]] / 3.0f;
 // CHECK-NEXT:    return [[A]];
 // CHECK-NEXT:  }
-// CHECK-LABEL: __kernel void jacobi1d_0(
+// CHECK-LABEL: __kernel __attribute__((reqd_work_group_size(4, 1, 1))) void jacobi1d_0(
 // CHECK-SAME:  __global const float* restrict [[X:v[0-9]+]], __global float* restrict [[Y:v[0-9]+]]) {
 // CHECK-NEXT:    float [[XP:v[0-9]+]][6];
 // CHECK-NEXT:    __local float [[XL:v[0-9]+]][18];

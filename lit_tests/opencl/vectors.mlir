@@ -43,7 +43,7 @@ func.func @bias(%x: memref<3x16xf32>, %b: memref<16xf32>) -> memref<3x16xf32> {
 // CHECK-NEXT:    const float8 [[S:v[0-9]+]] = [[P]] + [[B]];
 // CHECK-NEXT:    return [[S]];
 
-// CHECK-LABEL: __kernel void matmul_0(
+// CHECK-LABEL: __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void matmul_0(
 // CHECK-SAME:    __global const float* restrict [[MA:v[0-9]+]], __global const float* restrict [[MB:v[0-9]+]], __global float* restrict [[MC:v[0-9]+]]) {
 // CHECK-NEXT:    float4 [[WIDE:v[0-9]+]][4];
 // CHECK-NEXT:    float* [[ACC:v[0-9]+]] = (float*)[[WIDE]];
@@ -64,7 +64,7 @@ func.func @bias(%x: memref<3x16xf32>, %b: memref<16xf32>) -> memref<3x16xf32> {
 // CHECK-NEXT:          const float4 [[NEW:v[0-9]+]] = fma([[AV]], [[BV]], [[OLD]]);
 // CHECK-NEXT:          [[WIDE]][[[EI]] * 2 + [[EJ]]] = [[NEW]];
 
-// CHECK-LABEL: __kernel void bias_0(
+// CHECK-LABEL: __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void bias_0(
 // CHECK:         const float8 [[XV:v[0-9]+]] = vload8(0, v{{[0-9]+}} + v{{[0-9]+}} * 16 + [[CI:v[0-9]+]]);
 // CHECK-NEXT:    const float8 [[BV8:v[0-9]+]] = vload8(0, v{{[0-9]+}} + [[CI]]);
 // CHECK-NEXT:    const float8 [[YV:v[0-9]+]] = mdh_scaled_v8([[XV]], [[BV8]]);

@@ -62,6 +62,9 @@ from xdsl.traits import (
 )
 from xdsl.utils.exceptions import VerifyException
 
+LOCAL_SIZE_ATTR = "local_size"
+"""Kernel attribute: the work-group size every launch of the kernel uses."""
+
 LCL = StringAttr("lcl")
 PRV = StringAttr("prv")
 

@@ -17,6 +17,7 @@ from typing import IO
 
 from xdsl.dialects import arith, func, math as mmath, memref, scf, vector
 from xdsl.dialects.builtin import (
+    DenseArrayBase,
     Float32Type,
     Float64Type,
     FloatAttr,
@@ -30,6 +31,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from mdh_ir.dialects.lowlevel import (
+    LOCAL_SIZE_ATTR,
     BarrierOp,
     GroupIdOp,
     KernelOp,
@@ -183,7 +185,11 @@ class OpenCLPrinter:
         for a in block.args:
             const = "" if a in written else "const "
             params.append(f"__global {const}{c_type(a.type.element_type)}* restrict {self.name(a)}")  # type: ignore
-        self.line(f"__kernel void {kernel.sym_name.data}({', '.join(params)}) {{")
+        size = kernel.attributes.get(LOCAL_SIZE_ATTR)
+        attribute = ""
+        if isinstance(size, DenseArrayBase):
+            attribute = f"__attribute__((reqd_work_group_size({', '.join(map(str, size.get_values()))}))) "
+        self.line(f"__kernel {attribute}void {kernel.sym_name.data}({', '.join(params)}) {{")
         self.body(block)
         self.line("}")
         self.line("")

@@ -14,6 +14,9 @@ private-tile order):
       lowlevel.tile_for "lt" dim 0 (...) part %g0 ...
     }
     lowlevel.launch @matvec_0(%M, %v, %w) global [...] local [...]
+
+The kernel records its work-group size (`local_size`, printed as OpenCL's
+`reqd_work_group_size`).
 """
 
 from collections.abc import Sequence
@@ -28,12 +31,14 @@ from xdsl.rewriter import InsertPoint, Rewriter
 
 from mdh_ir.constraints import ocl_sizes
 from mdh_ir.dialects.lowlevel import (
+    LOCAL_SIZE_ATTR,
     GroupIdOp,
     KernelOp,
     LaunchOp,
     LocalIdOp,
     ParForOp,
     TileForOp,
+    i64_array,
 )
 from mdh_ir.passes.carried import COMPUTE_ATTR, carried
 from mdh_ir.passes.emit import Emitter
@@ -109,6 +114,7 @@ def assign(par: ParForOp, kernel_name: str) -> KernelOp:
         reorder(tile_chain(kernel, layer), order)
 
     groups, local = ocl_sizes(cfg)
+    kernel.attributes[LOCAL_SIZE_ATTR] = i64_array(local)
     launch = LaunchOp(kernel_name, par.buffers, [g * n for g, n in zip(groups, local)], local)
     Rewriter.replace_op(par, launch)
     return kernel

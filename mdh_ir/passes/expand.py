@@ -13,8 +13,8 @@ arith, math, memref.load/store/alloca, func.call, group/local ids, barriers):
 
 Loops over private arrays are unrolled so that the arrays can live in registers: an
 `scf.for` with a constant trip count of at most `FULL_UNROLL` whose body reads or writes
-private memory gets `unroll = 0` (fully unrolled, `#pragma unroll`), as long as the
-loops fully unrolled around it multiply to at most `UNROLLED_PRODUCT`.
+private memory gets `unroll = 0` (fully unrolled, `#pragma unroll`), innermost loops
+first, as long as the copies of the body this makes stay within `UNROLLED_PRODUCT`.
 
 Boundary modes for index j of an axis of extent n: clamp min(max(j, 0), n-1); wrap
 ((j mod n) + n) mod n; mirror reflects with period 2(n-1); zero reads the clamped index
@@ -96,22 +96,21 @@ def static_trips(loop: scf.ForOp) -> int | None:
     return max(0, -(-(ub - lb) // step))
 
 
-def mark_unrolled(op: Operation, product: int = 1) -> None:
-    """Fully unroll small loops over private arrays (see the module docstring)."""
-    if isinstance(op, scf.ForOp):
-        trips = static_trips(op)
-        if (
-            trips is not None
-            and trips <= FULL_UNROLL
-            and product * trips <= UNROLLED_PRODUCT
-            and touches_private(op)
-        ):
-            op.attributes[UNROLL_ATTR] = IntegerAttr(0, 64)
-            product *= trips
-    for region in op.regions:
-        for block in region.blocks:
-            for inner in block.ops:
-                mark_unrolled(inner, product)
+def mark_unrolled(op: Operation) -> int:
+    """Fully unroll small loops over private arrays, innermost first (see the module
+    docstring); returns the number of copies of its body that unrolling makes."""
+    inner = max(
+        (mark_unrolled(o) for r in op.regions for b in r.blocks for o in b.ops), default=1
+    )
+    if not isinstance(op, scf.ForOp):
+        return inner
+    trips = static_trips(op)
+    if trips is None or trips > FULL_UNROLL or inner * trips > UNROLLED_PRODUCT:
+        return 1
+    if not touches_private(op):
+        return 1
+    op.attributes[UNROLL_ATTR] = IntegerAttr(0, 64)
+    return inner * trips
 
 
 def fix_index(e: Emitter, j: SSAValue, n: int, mode: str) -> SSAValue:

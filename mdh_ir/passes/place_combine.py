@@ -36,6 +36,7 @@ from xdsl.traits import SymbolTable
 from mdh_ir.combine import builtin_meaning, identity, meaning
 from mdh_ir.dialects.lowlevel import (
     LCL,
+    LOCAL_SIZE_ATTR,
     PRV,
     AccumulateOp,
     BarrierOp,
@@ -45,6 +46,7 @@ from mdh_ir.dialects.lowlevel import (
     LaunchOp,
     LocalIdOp,
     TileForOp,
+    i64_array,
 )
 from mdh_ir.dialects.mdh import Combine
 from mdh_ir.passes.assign_asm import tile_chain
@@ -362,6 +364,7 @@ class Placement:
         """A kernel with one work-item per item (1-D NDRange), launched after the others."""
         kernel = KernelOp(name, [b.type for b in buffers])
         kernel.attributes[COMPUTE_ATTR] = self.kernel.attributes[COMPUTE_ATTR]
+        kernel.attributes[LOCAL_SIZE_ATTR] = i64_array([SIDE, 1, 1])
         e = Emitter.at_end(kernel.body.block)
         item = e.add(e.mul(e.emit(GroupIdOp(0)), SIDE), e.emit(LocalIdOp(0)))
         body(e.if_(e.cmp("slt", item, items)), item, kernel.body.block.args)
