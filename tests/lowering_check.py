@@ -1,6 +1,12 @@
-"""Shared checks for lowering tests: run a module on a device, compare with the oracle."""
+"""Shared checks for lowering tests: run a module on a device, compare with the oracle.
+
+The device is `$MDH_TEST_DEVICE` (default "cpu": PoCL), so the same tests run elsewhere,
+e.g. `MDH_TEST_DEVICE=gpu` or `MDH_TEST_DEVICE=Oclgrind`.
+"""
 
 from __future__ import annotations
+
+import os
 
 from mdh_ir.config import Config
 from mdh_ir.runtime import compile_module
@@ -12,6 +18,9 @@ def check_outputs(module, inputs, outputs) -> None:
     assert result.ok, result.message
 
 
-def run_and_check(module, inputs, config: Config | None = None, device: str = "cpu") -> None:
+TEST_DEVICE = os.environ.get("MDH_TEST_DEVICE", "cpu")
+
+
+def run_and_check(module, inputs, config: Config | None = None, device: str = TEST_DEVICE) -> None:
     program = compile_module(module, device, config)
     check_outputs(module, inputs, program(*inputs))

@@ -4,7 +4,7 @@ configuration from the tuning space, give the reference result on the CPU device
 `MDH_FUZZ_CASES` sets how many cases run (default 150, split into `CHUNKS` test items so
 that `pytest -n 2` spreads them); `MDH_FUZZ_SEED` moves the whole range of seeds; a
 failing case prints its seed, and `MDH_FUZZ_REPLAY=<seed> pytest tests/test_lowering_fuzz.py`
-replays it alone. `MDH_FUZZ_DEVICE` runs the cases on another device (e.g. "Oclgrind").
+replays it alone. `MDH_TEST_DEVICE` runs the cases on another device (e.g. "Oclgrind").
 """
 
 from __future__ import annotations
@@ -19,12 +19,12 @@ from mdh_ir.device import DeviceInfo
 from mdh_ir.runtime import compile_module, select_device
 from mdh_ir.semantics.reference import evaluate, find_compute
 from mdh_ir.tuning.space import Infeasible, RandomTrial, sample_config
-from tests.lowering_check import check_outputs
+from tests.lowering_check import TEST_DEVICE, check_outputs
 from tests.random_ops import describe, random_module
 
 CASES = int(os.environ.get("MDH_FUZZ_CASES", "150"))
 BASE_SEED = int(os.environ.get("MDH_FUZZ_SEED", "7000000"))
-DEVICE = os.environ.get("MDH_FUZZ_DEVICE", "cpu")
+
 CHUNKS = 10
 
 
@@ -33,7 +33,7 @@ def draw(seed: int):
     rng = np.random.default_rng(seed)
     module, inputs = random_module(rng)
     op = find_compute(module)
-    info = DeviceInfo.from_cl(select_device(DEVICE))
+    info = DeviceInfo.from_cl(select_device(TEST_DEVICE))
     for _ in range(200):
         try:
             return module, inputs, sample_config(op, info, RandomTrial(rng))
@@ -46,7 +46,7 @@ def check_case(seed: int) -> None:
     module, inputs, config = draw(seed)
     outputs = None
     try:
-        outputs = compile_module(module, DEVICE, config)(*inputs)
+        outputs = compile_module(module, TEST_DEVICE, config)(*inputs)
         check_outputs(module, inputs, outputs)
     except Exception as e:
         detail = ""

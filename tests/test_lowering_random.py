@@ -20,7 +20,7 @@ from mdh_ir.device import DeviceInfo
 from mdh_ir.runtime import select_device
 from mdh_ir.semantics.reference import find_compute
 from mdh_ir.tuning.space import Infeasible, RandomTrial, sample_config
-from tests.lowering_check import run_and_check
+from tests.lowering_check import TEST_DEVICE, run_and_check
 
 DRAWS = int(os.environ.get("MDH_DRAWS", "30"))
 STENCILS = {"jacobi1d", "jacobi3d", "gaussian"}
@@ -49,7 +49,7 @@ def draw(name: str, seed: int):
     sizes = awkward_sizes(name, rng)
     module = CATALOG[name].build(**sizes)
     op = find_compute(module)
-    info = DeviceInfo.from_cl(select_device("cpu"))
+    info = DeviceInfo.from_cl(select_device(TEST_DEVICE))
     for _ in range(200):
         try:
             return sizes, module, sample_config(op, info, RandomTrial(rng))

@@ -58,14 +58,14 @@ func.func @bias(%x: memref<3x16xf32>, %b: memref<16xf32>) -> memref<3x16xf32> {
 // CHECK-NEXT:      for (int [[EI:v[0-9]+]] = 0; [[EI]] < 2; [[EI]] += 1) {
 // CHECK:             #pragma unroll
 // CHECK-NEXT:        for (int [[EJ:v[0-9]+]] = 0; [[EJ]] < 2; [[EJ]] += 1) {
-// CHECK:               const float4 [[BV:v[0-9]+]] = vload4(0, [[MB]] + [[K]] * 16 + v{{[0-9]+}});
+// CHECK:               const float4 [[BV:v[0-9]+]] = vload4((size_t)0, [[MB]] + [[K]] * 16 + v{{[0-9]+}});
 // CHECK-NEXT:          const float4 [[OLD:v[0-9]+]] = [[WIDE]][[[EI]] * 2 + [[EJ]]];
 // CHECK-NEXT:          const float4 [[AV:v[0-9]+]] = (float4)(v{{[0-9]+}});
 // CHECK-NEXT:          const float4 [[NEW:v[0-9]+]] = fma([[AV]], [[BV]], [[OLD]]);
 // CHECK-NEXT:          [[WIDE]][[[EI]] * 2 + [[EJ]]] = [[NEW]];
 
 // CHECK-LABEL: __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void bias_0(
-// CHECK:         const float8 [[XV:v[0-9]+]] = vload8(0, v{{[0-9]+}} + v{{[0-9]+}} * 16 + [[CI:v[0-9]+]]);
-// CHECK-NEXT:    const float8 [[BV8:v[0-9]+]] = vload8(0, v{{[0-9]+}} + [[CI]]);
+// CHECK:         const float8 [[XV:v[0-9]+]] = vload8((size_t)0, v{{[0-9]+}} + v{{[0-9]+}} * 16 + [[CI:v[0-9]+]]);
+// CHECK-NEXT:    const float8 [[BV8:v[0-9]+]] = vload8((size_t)0, v{{[0-9]+}} + [[CI]]);
 // CHECK-NEXT:    const float8 [[YV:v[0-9]+]] = mdh_scaled_v8([[XV]], [[BV8]]);
-// CHECK-NEXT:    vstore8([[YV]], 0, v{{[0-9]+}} + v{{[0-9]+}} * 16 + [[CI]]);
+// CHECK-NEXT:    vstore8([[YV]], (size_t)0, v{{[0-9]+}} + v{{[0-9]+}} * 16 + [[CI]]);

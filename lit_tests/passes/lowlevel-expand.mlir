@@ -54,30 +54,46 @@ func.func @avg3(%l: f32, %c: f32, %r: f32) -> f32 {
 // CHECK-NEXT:      [[Z:%[0-9]+]] = arith.constant 0 : index
 // CHECK-NEXT:      memref.store [[ID]], [[ACC]]{{\[}}[[A]], [[Z]]] : memref<2x1xf32, "prv">
 // CHECK-NEXT:    }
-// CHECK:         [[N:%[0-9]+]] = arith.constant 60 : index
+// The local copy has lanes = 4: 15 vectors of 4 elements (3 per row of the 5 x 12 box),
+// worker WI of 3; a vector entirely inside M moves as one, otherwise element by element.
+// CHECK:         [[N:%[0-9]+]] = arith.constant 15 : index
 // CHECK-NEXT:    [[S:%[0-9]+]] = arith.constant 3 : index
 // CHECK-NEXT:    scf.for [[F:%[0-9]+]] = [[WI]] to [[N]] step [[S]] {
-// CHECK-NEXT:      [[C12:%[0-9]+]] = arith.constant 12 : index
-// CHECK-NEXT:      [[R:%[0-9]+]] = arith.divui [[F]], [[C12]] : index
-// CHECK-NEXT:      [[C12B:%[0-9]+]] = arith.constant 12 : index
-// CHECK-NEXT:      [[C:%[0-9]+]] = arith.remui [[F]], [[C12B]] : index
+// CHECK-NEXT:      [[C3A:%[0-9]+]] = arith.constant 3 : index
+// CHECK-NEXT:      [[R:%[0-9]+]] = arith.divui [[F]], [[C3A]] : index
+// CHECK-NEXT:      [[C3B:%[0-9]+]] = arith.constant 3 : index
+// CHECK-NEXT:      [[Q:%[0-9]+]] = arith.remui [[F]], [[C3B]] : index
+// CHECK-NEXT:      [[C4:%[0-9]+]] = arith.constant 4 : index
+// CHECK-NEXT:      [[C:%[0-9]+]] = arith.muli [[Q]], [[C4]] : index
 // CHECK-NEXT:      [[GR:%[0-9]+]] = arith.addi [[I0]], [[R]] : index
 // CHECK-NEXT:      [[GC:%[0-9]+]] = arith.addi %{{[0-9]+}}, [[C]] : index
-// CHECK-NEXT:      %{{[0-9]+}} = arith.constant 0 : index
-// CHECK-NEXT:      %{{[0-9]+}} = arith.cmpi sge, [[GR]], %{{[0-9]+}} : index
-// CHECK-NEXT:      [[C10:%[0-9]+]] = arith.constant 10 : index
-// CHECK-NEXT:      %{{[0-9]+}} = arith.cmpi slt, [[GR]], [[C10]] : index
-// CHECK-NEXT:      %{{[0-9]+}} = arith.andi
-// CHECK-NEXT:      %{{[0-9]+}} = arith.constant 0 : index
-// CHECK-NEXT:      %{{[0-9]+}} = arith.cmpi sge, [[GC]], %{{[0-9]+}} : index
-// CHECK-NEXT:      [[C12C:%[0-9]+]] = arith.constant 12 : index
-// CHECK-NEXT:      %{{[0-9]+}} = arith.cmpi slt, [[GC]], [[C12C]] : index
+// CHECK-NEXT:      [[C3C:%[0-9]+]] = arith.constant 3 : index
+// CHECK-NEXT:      [[GL:%[0-9]+]] = arith.addi [[GC]], [[C3C]] : index
+// CHECK:           %{{[0-9]+}} = arith.cmpi slt, [[GC]], %{{[0-9]+}} : index
+// CHECK:           %{{[0-9]+}} = arith.cmpi slt, [[GL]], %{{[0-9]+}} : index
 // CHECK-NEXT:      %{{[0-9]+}} = arith.andi
 // CHECK-NEXT:      %{{[0-9]+}} = arith.constant true
-// CHECK-NEXT:      [[IN:%[0-9]+]] = arith.andi
-// CHECK-NEXT:      scf.if [[IN]] {
-// CHECK-NEXT:        [[E:%[0-9]+]] = memref.load [[M]]{{\[}}[[GR]], [[GC]]] : memref<10x12xf32>
-// CHECK-NEXT:        memref.store [[E]], [[ML]]{{\[}}[[R]], [[C]]] : memref<5x12xf32, "lcl">
+// CHECK-NEXT:      %{{[0-9]+}} = arith.andi
+// CHECK-NEXT:      [[WHOLE:%[0-9]+]] = arith.andi %{{[0-9]+}}, %{{[0-9]+}} : i1
+// CHECK-NEXT:      scf.if [[WHOLE]] {
+// CHECK-NEXT:        [[VEC:%[0-9]+]] = vector.load [[M]]{{\[}}[[GR]], [[GC]]] : memref<10x12xf32>, vector<4xf32>
+// CHECK-NEXT:        vector.store [[VEC]], [[ML]]{{\[}}[[R]], [[C]]] : memref<5x12xf32, "lcl">, vector<4xf32>
+// CHECK-NEXT:      }
+// CHECK-NEXT:      [[TRUE:%[0-9]+]] = arith.constant true
+// CHECK-NEXT:      [[PART:%[0-9]+]] = arith.xori [[WHOLE]], [[TRUE]] : i1
+// CHECK-NEXT:      scf.if [[PART]] {
+// CHECK:             scf.for [[L:%[0-9]+]] = %{{[0-9]+}} to %{{[0-9]+}} step %{{[0-9]+}} {
+// CHECK-NEXT:          [[CL:%[0-9]+]] = arith.addi [[C]], [[L]] : index
+// CHECK-NEXT:          [[GCL:%[0-9]+]] = arith.addi [[GC]], [[L]] : index
+// CHECK:               %{{[0-9]+}} = arith.cmpi slt, [[GCL]], %{{[0-9]+}} : index
+// CHECK-NEXT:          %{{[0-9]+}} = arith.andi
+// CHECK-NEXT:          %{{[0-9]+}} = arith.constant true
+// CHECK-NEXT:          [[IN:%[0-9]+]] = arith.andi
+// CHECK-NEXT:          scf.if [[IN]] {
+// CHECK-NEXT:            [[E:%[0-9]+]] = memref.load [[M]]{{\[}}[[GR]], [[GCL]]] : memref<10x12xf32>
+// CHECK-NEXT:            memref.store [[E]], [[ML]]{{\[}}[[R]], [[CL]]] : memref<5x12xf32, "lcl">
+// CHECK-NEXT:          }
+// CHECK-NEXT:        }
 // CHECK-NEXT:      }
 // CHECK-NEXT:    }
 // CHECK-NEXT:    lowlevel.barrier

@@ -92,7 +92,7 @@ func.func @matvec(%M: memref<10x12xf32>, %v: memref<12xf32>) -> memref<10xf32> {
 // CHECK-NEXT:          [[T:%[0-9]+]] = arith.muli [[FOUR]], [[WI]] : index
 // CHECK-NEXT:          [[WORKER:%[0-9]+]] = arith.addi [[T]], [[WJ]] : index
 // CHECK-NEXT:          lowlevel.copy [[A]]{{\[}}[[I0]], [[K0]]] -> [[AL]] extents [4, 8] perms [0, 1] -> [1, 0] boundary "none" by [[WORKER]] of 8 : memref<10x16xf32> -> memref<8x4xf32, "lcl">
-// CHECK-NEXT:          lowlevel.copy [[B]]{{\[}}[[K0]], [[J0]]] -> [[BL]] extents [8, 8] perms [0, 1] -> [0, 1] boundary "none" by [[WORKER]] of 8 : memref<16x20xf32> -> memref<8x8xf32, "lcl">
+// CHECK-NEXT:          lowlevel.copy [[B]]{{\[}}[[K0]], [[J0]]] -> [[BL]] extents [8, 8] perms [0, 1] -> [0, 1] boundary "none" by [[WORKER]] of 8 {lanes = 4 : i64} : memref<16x20xf32> -> memref<8x8xf32, "lcl">
 // CHECK-NEXT:          lowlevel.barrier
 // CHECK-NEXT:          lowlevel.tile_for "pt" dim 0(
 // CHECK-NEXT:          ^bb0(%{{[0-9]+}}: index, [[I1:%[0-9]+]]: index, %{{[0-9]+}}: index):

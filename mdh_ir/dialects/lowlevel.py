@@ -65,6 +65,9 @@ from xdsl.utils.exceptions import VerifyException
 LOCAL_SIZE_ATTR = "local_size"
 """Kernel attribute: the work-group size every launch of the kernel uses."""
 
+LANES_ATTR = "lanes"
+"""Copy attribute: elements moved at once along the innermost axis (see lowlevel-expand)."""
+
 LCL = StringAttr("lcl")
 PRV = StringAttr("prv")
 

@@ -309,12 +309,12 @@ class OpenCLPrinter:
     def print_vector_load(self, op: vector.LoadOp) -> None:
         lanes = op.result.type.get_shape()[0]
         address = f"{self.name(op.base)} + {self.index(op.base, op.indices)}"
-        self.define(op.result, f"vload{lanes}(0, {address})")
+        self.define(op.result, f"vload{lanes}((size_t)0, {address})")
 
     def print_vector_store(self, op: vector.StoreOp) -> None:
         lanes = op.vector.type.get_shape()[0]  # type: ignore[attr-defined]
         address = f"{self.name(op.base)} + {self.index(op.base, op.indices)}"
-        self.line(f"vstore{lanes}({self.name(op.vector)}, 0, {address});")
+        self.line(f"vstore{lanes}({self.name(op.vector)}, (size_t)0, {address});")
 
     def print_broadcast(self, op: vector.BroadcastOp) -> None:
         value = self.name(op.source)

@@ -8,7 +8,9 @@ arith, math, memref.load/store/alloca, func.call, group/local ids, barriers):
   counts that are compile-time constants fold; an `unroll` attribute carries over;
 - `view_load` becomes index arithmetic, the boundary mode's index fix-up, and a load
   (a `vector.load` for a vector result);
-- `copy` becomes a loop over the box's elements strided by the number of workers;
+- `copy` becomes a loop over the box's elements strided by the number of workers; with
+  `lanes = N` it moves N elements along the innermost axis as one vector when all of
+  them lie inside the source, and falls back to single elements otherwise;
 - `fill` becomes stores.
 
 Loops over private arrays are unrolled so that the arrays can live in registers: an
@@ -26,7 +28,7 @@ from dataclasses import dataclass
 from math import prod
 
 from xdsl.context import Context
-from xdsl.dialects import memref, scf, vector
+from xdsl.dialects import arith, memref, scf, vector
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, VectorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import (
@@ -39,8 +41,16 @@ from xdsl.ir.affine import (
 )
 from xdsl.passes import ModulePass
 
-from mdh_ir.dialects.lowlevel import CopyOp, FillOp, KernelOp, TileForOp, ViewLoadOp, memory_space
-from mdh_ir.passes.emit import Emitter, Value, constant_value
+from mdh_ir.dialects.lowlevel import (
+    LANES_ATTR,
+    CopyOp,
+    FillOp,
+    KernelOp,
+    TileForOp,
+    ViewLoadOp,
+    memory_space,
+)
+from mdh_ir.passes.emit import Emitter, Value, constant_value, i1
 from mdh_ir.passes.vectorize import UNROLL_ATTR
 
 
@@ -175,25 +185,49 @@ def expand_view_load(load: ViewLoadOp) -> None:
     load.erase()
 
 
+def copy_element(
+    e: Emitter, copy: CopyOp, position: list[SSAValue], coords: list[SSAValue], logical: list[int]
+) -> None:
+    """Copy one box element (skipped outside the source with boundary "none")."""
+    mode = copy.boundary.data
+    if mode == "none":
+        guarded = e.if_(inside(e, position, logical))
+        if guarded is None:
+            return
+        e = guarded
+    value = read(e, copy.source, position, copy.source_perm.get_values(), mode)
+    e.store(value, copy.dest, [coords[a] for a in copy.dest_perm.get_values()])
+
+
 def expand_copy(copy: CopyOp) -> None:
     e = Emitter.before(copy)
-    extents = copy.extents.get_values()
-    source_perm, dest_perm = copy.source_perm.get_values(), copy.dest_perm.get_values()
-    mode = copy.boundary.data
-    flat, body = e.for_(copy.worker, prod(extents), copy.workers.value.data)
-    coords = body.delinearize(flat, extents)
+    extents = list(copy.extents.get_values())
+    source_perm = copy.source_perm.get_values()
+    shape = copy.source.type.get_shape()  # type: ignore[attr-defined]
+    logical = [shape[source_perm.index(a)] for a in range(len(source_perm))]
+    lanes = copy.attributes.get(LANES_ATTR)
+    lanes = lanes.value.data if isinstance(lanes, IntegerAttr) else 1
+    units = extents[:-1] + [extents[-1] // lanes]
+    flat, body = e.for_(copy.worker, prod(units), copy.workers.value.data)
+    coords = body.delinearize(flat, units)
+    coords[-1] = body.mul(coords[-1], lanes)
     position = [body.add(b, c) for b, c in zip(copy.base, coords)]
-    dest_index = [coords[a] for a in dest_perm]
-    if mode == "none":
-        shape = copy.source.type.get_shape()  # type: ignore[attr-defined]
-        logical = [shape[source_perm.index(a)] for a in range(len(source_perm))]
-        body = body.if_(inside(body, position, logical))  # type: ignore[assignment]
-        if body is None:
-            copy.detach()
-            copy.erase()
-            return
-    value = read(body, copy.source, position, source_perm, mode)
-    body.store(value, copy.dest, dest_index)
+    if lanes > 1:
+        last = list(position)
+        last[-1] = body.add(position[-1], lanes - 1)
+        whole = body.and_(inside(body, position, logical), inside(body, last, logical))
+        fast = body.if_(whole)
+        if fast is not None:
+            vtype = VectorType(copy.source.type.element_type, [lanes])  # type: ignore[attr-defined]
+            value = fast.emit(vector.LoadOp(copy.source, [position[a] for a in source_perm], vtype))
+            fast.op(vector.StoreOp(value, copy.dest, [coords[a] for a in copy.dest_perm.get_values()]))
+        body = body.if_(body.emit(arith.XOrIOp(whole, body.const(1, i1))))  # type: ignore[assignment]
+        if body is not None:
+            lane, body = body.for_(0, lanes)
+            coords[-1] = body.add(coords[-1], lane)
+            position[-1] = body.add(position[-1], lane)
+    if body is not None:
+        copy_element(body, copy, position, coords, logical)
     copy.detach()
     copy.erase()
 

@@ -15,6 +15,8 @@ when a work-group has one work-item):
 With `inp_mem[1][b] == "prv"`, every private tile copies its box into a private buffer
 (from the local copy if there is one). Boxes are stored in `buf_layout` axis order.
 Reads (`view_load`) are redirected to the innermost copy, at `map(point) - origin`.
+A local copy whose innermost box extent is a multiple of 4 and whose layout keeps that
+axis innermost moves 4 elements at a time (`lanes = 4`).
 Boundary modes are applied when copying from global memory.
 """
 
@@ -22,16 +24,29 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import memref
-from xdsl.dialects.builtin import AffineMapAttr, MemRefType, ModuleOp
+from xdsl.dialects.builtin import AffineMapAttr, IntegerAttr, MemRefType, ModuleOp
 from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.passes import ModulePass
 
-from mdh_ir.dialects.lowlevel import LCL, PRV, BarrierOp, CopyOp, KernelOp, TileForOp, ViewLoadOp
+from mdh_ir.dialects.lowlevel import (
+    LANES_ATTR,
+    LCL,
+    PRV,
+    BarrierOp,
+    CopyOp,
+    KernelOp,
+    TileForOp,
+    ViewLoadOp,
+)
 from mdh_ir.passes.assign_asm import tile_chain
 from mdh_ir.passes.carried import carried
 from mdh_ir.passes.emit import Emitter
 from mdh_ir.tiling import Box, TilePlan
+
+
+COPY_LANES = 4
+"""Elements a cooperative copy moves at once when its innermost extent allows."""
 
 
 @dataclass
@@ -96,10 +111,11 @@ def promote(kernel: KernelOp) -> None:
                 box.extents,  # type: ignore[union-attr]
             )
             rank = len(cache.origin)
-            e.op(
-                CopyOp(args[b], cache.buffer, cache.origin, cache.extents, tuple(range(rank)),
-                       perm, op.boundaries[b], worker, plan.wg_size)
-            )  # fmt: skip
+            copy = CopyOp(args[b], cache.buffer, cache.origin, cache.extents, tuple(range(rank)),
+                          perm, op.boundaries[b], worker, plan.wg_size)  # fmt: skip
+            if cache.extents[-1] % COPY_LANES == 0 and perm[-1] == rank - 1:
+                copy.attributes[LANES_ATTR] = IntegerAttr(COPY_LANES, 64)
+            e.op(copy)
             caches[b] = cache
         if plan.wg_size > 1:
             e.op(BarrierOp())

@@ -1,0 +1,80 @@
+"""The benchmark harness (`python -m benchmarks`): case selection, and a quick CPU run
+whose CSV, run description and RESULTS.md section are checked, then merged with a
+second run. CLBlast is pointed at a missing library: the harness must go on without it."""
+
+from __future__ import annotations
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from benchmarks import clblast
+from benchmarks.__main__ import main
+from benchmarks.cases import BAR_CASES, parse_cases
+
+
+def test_case_selection() -> None:
+    assert [c.name for c in parse_cases(None, "cpu")] == BAR_CASES["cpu"]
+    (named,) = parse_cases("matmul:1024", "cpu")
+    assert named.sizes == dict(i=1024, j=1024, k=1024)
+    (given,) = parse_cases("matmul:512x256x128", "gpu")
+    assert given.sizes == dict(i=512, j=256, k=128)
+    (dot,) = parse_cases("dot:2^20", "gpu")
+    assert dot.sizes == dict(k=2**20)
+    assert [c.name for c in parse_cases("matmul", "gpu")] == [c for c in BAR_CASES["gpu"] if c.startswith("matmul:")]
+    assert [c.name for c in parse_cases("histogram", "cpu")] == ["histogram:paper"]
+    (mcc,) = parse_cases("mcc:resnet50-n1", "gpu")
+    assert mcc.sizes["stride"] == 2 and mcc.small().label == "small"
+    with pytest.raises(ValueError, match="unknown computation"):
+        parse_cases("nope", "cpu")
+    with pytest.raises(ValueError, match="3 sizes"):
+        parse_cases("matmul:12x3", "cpu")
+
+
+def _csv(path: Path) -> list[dict[str, str]]:
+    with path.open(newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def test_quick_cpu_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CLBLAST_LIBRARY", str(tmp_path / "missing" / "libclblast.so.1"))
+    clblast.library.cache_clear()
+    (tmp_path / "RESULTS.md").write_text("# Benchmark results\n\n<!-- begin gpu -->\nGPU TABLE\n<!-- end gpu -->\n")
+    args = ["--device", "cpu", "--quick", "--out", str(tmp_path), "--peers", "naive,numpy,clblast"]
+    assert main([*args, "--cases", "matmul,reduce_sum", "--budget", "2evals"]) == 0
+
+    rows = _csv(tmp_path / "results_cpu.csv")
+    variants = ["ours tuned", "ours default", "naive", "numpy", "clblast", "clblast last kernel"]
+    assert [(r["case"], r["variant"]) for r in rows] == [
+        (case, v) for case in ("matmul:small", "reduce_sum:small") for v in variants
+    ]
+    for r in rows:
+        if r["variant"].startswith("clblast"):
+            assert r["status"] == "n/a" and ("libclblast" in r["note"] or "no routine" in r["note"])
+            continue
+        assert r["status"] == "ok", r
+        assert 0 < float(r["min_ms"]) <= float(r["median_ms"]) <= float(r["max_ms"])
+        assert r["repeats"] == "5"
+    tuned = [r for r in rows if r["variant"] == "ours tuned"]
+    assert all(r["tuning"].startswith("2 evals") and "#mdh.config<" in r["note"] for r in tuned)
+    first_run = rows[0]["run"]
+    runs = json.loads((tmp_path / "results_cpu.json").read_text())
+    assert list(runs) == [first_run] and runs[first_run]["roofline"]["copy_bandwidth"] > 0
+
+    text = (tmp_path / "RESULTS.md").read_text()
+    cpu = text[text.index("<!-- begin cpu -->") : text.index("<!-- end cpu -->")]
+    assert text.index("<!-- end cpu -->") < text.index("<!-- begin gpu -->") and "GPU TABLE" in text
+    assert "| computation | sizes | ours tuned (ms) | ours default (ms) | naive (ms) |" in cpu
+    assert "| matmul | i=10 j=20 k=16 |" in cpu and "| reduce_sum | i=7 j=5 k=3 |" in cpu
+    assert "| geometric mean |" in cpu and "CLBlast: CLBlast is not available" in cpu
+
+    # a second run re-measures one case: it replaces that case's rows, keeps the other's
+    assert main([*args, "--cases", "reduce_sum", "--budget", "1evals"]) == 0
+    merged = _csv(tmp_path / "results_cpu.csv")
+    assert [r["case"] for r in merged] == [r["case"] for r in rows]
+    assert {r["run"] for r in merged if r["case"] == "matmul:small"} == {first_run}
+    (second_run,) = {r["run"] for r in merged if r["case"] == "reduce_sum:small"}
+    assert sorted(json.loads((tmp_path / "results_cpu.json").read_text())) == sorted({first_run, second_run})
+    assert (tmp_path / "RESULTS.md").read_text().count("<!-- begin cpu -->") == 1
