@@ -178,9 +178,8 @@ class OpenCLPrinter:
 
     def print_kernel(self, kernel: KernelOp) -> None:
         block = kernel.body.block
-        written = {
-            op.memref for op in kernel.walk() if isinstance(op, memref.StoreOp)
-        }  # fmt: skip
+        written = {op.memref for op in kernel.walk() if isinstance(op, memref.StoreOp)}
+        written |= {op.base for op in kernel.walk() if isinstance(op, vector.StoreOp)}
         params = []
         for a in block.args:
             const = "" if a in written else "const "
