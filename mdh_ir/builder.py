@@ -293,12 +293,41 @@ def trace_function(
 # ---------------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class _Index:
+    """An affine expression with Python arithmetic (xDSL 0.74 gets `int - expr` wrong)."""
+
+    expr: AffineExpr
+
+    @staticmethod
+    def of(value: _Index | int) -> AffineExpr:
+        return value.expr if isinstance(value, _Index) else AffineExpr.constant(int(value))
+
+    def __add__(self, other):
+        return _Index(self.expr + _Index.of(other))
+
+    __radd__ = __add__
+
+    def __sub__(self, other):
+        return _Index(self.expr + _Index.of(other) * -1)
+
+    def __rsub__(self, other):
+        return _Index(_Index.of(other) + self.expr * -1)
+
+    def __mul__(self, other):
+        return _Index(self.expr * _Index.of(other))
+
+    __rmul__ = __mul__
+
+    def __neg__(self):
+        return _Index(self.expr * -1)
+
+
 def parse_view(text: str, dims: Sequence[str]) -> AffineMap:
     """`"2*p + r, c"` over `dims` as an affine map."""
-    names = {n: AffineExpr.dimension(i) for i, n in enumerate(dims)}
+    names = {n: _Index(AffineExpr.dimension(i)) for i, n in enumerate(dims)}
     results = eval(f"({text},)", {"__builtins__": {}}, names) if text.strip() else ()
-    exprs = [r if isinstance(r, AffineExpr) else AffineExpr.constant(int(r)) for r in results]
-    return AffineMap(len(dims), 0, tuple(exprs))
+    return AffineMap(len(dims), 0, tuple(_Index.of(r) for r in results))
 
 
 def _input_shape(inp: Input, maps: list[AffineMap], sizes: list[int]) -> list[int]:

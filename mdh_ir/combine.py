@@ -18,7 +18,7 @@ from xdsl.traits import SymbolTable
 
 from mdh_ir.dialects.mdh import Combine
 
-_RECOGNIZED = {
+RECOGNIZED = {
     arith.AddfOp: "add", arith.AddiOp: "add", arith.MulfOp: "mul", arith.MuliOp: "mul",
     arith.MaximumfOp: "max", arith.MaxnumfOp: "max", arith.MaxSIOp: "max",
     arith.MinimumfOp: "min", arith.MinnumfOp: "min", arith.MinSIOp: "min",
@@ -30,14 +30,14 @@ def builtin_meaning(f: func.FuncOp) -> str | None:
     """The builtin a single-output combine function computes, if it is one op."""
     ops = list(f.body.block.ops)
     args = f.body.block.args
-    if len(args) != 2 or len(ops) != 2 or type(ops[0]) not in _RECOGNIZED:
+    if len(args) != 2 or len(ops) != 2 or type(ops[0]) not in RECOGNIZED:
         return None
     op, ret = ops
     if not isinstance(ret, func.ReturnOp) or list(ret.arguments) != [op.results[0]]:
         return None
     if set(op.operands) != set(args) or len(set(op.operands)) != 2:
         return None
-    return _RECOGNIZED[type(op)]
+    return RECOGNIZED[type(op)]
 
 
 def meaning(module: ModuleOp, c: Combine) -> str | None:

@@ -5,7 +5,9 @@
   dimensions, innermost first (adjacent work-items touch adjacent elements); otherwise
   they go to the innermost pw dimension, whose partial results are combined in local
   memory, and pw dimensions are also split across work-groups until the device is busy.
-- GPU: 256 work-items per work-group, pt_size 1.
+- GPU: 256 work-items per work-group, pt_size 1; computations with a reduction and two
+  kept dimensions of at least 64 get a GEMM-like register-tiled shape instead
+  (`_gpu_register_tiles`) when it satisfies every rule.
 - CPU (PoCL): one work-item per work-group computing a register tile of up to 4 x 16
   elements on the two innermost kept dimensions, reductions outside the tile's
   element loops, and the widest vector width (16, 8 or 4) the rule `vector-width`
@@ -20,7 +22,7 @@ from __future__ import annotations
 from math import prod
 
 from mdh_ir.config import Config
-from mdh_ir.constraints import vector_problem
+from mdh_ir.constraints import vector_problem, violations
 from mdh_ir.device import DeviceInfo
 from mdh_ir.dialects.mdh import ComputeOp
 from mdh_ir.tiling import TilePlan, ceildiv
@@ -55,11 +57,40 @@ def default_config(op: ComputeOp, device: DeviceInfo) -> Config:
 def _gpu_config(op: ComputeOp, device: DeviceInfo) -> Config:
     sizes, rank = op.sizes, op.rank
     kept, pw = _kinds(op)
+    if len(kept) >= 2 and pw and min(sizes[d] for d in kept[-2:]) >= 64:
+        tiled = _gpu_register_tiles(op, device, kept[-2:], pw)
+        if not violations(op, tiled, device):
+            return tiled
     many = prod(sizes[d] for d in kept) >= 64 * device.compute_units or not pw
     num_wi = [1] * rank
     for d, n in _spread(min(256, device.max_wg_size), kept if many else pw[-1:], sizes).items():
         num_wi[d] = n
     return _assemble(op, device, num_wi, [1] * rank, tuple(range(rank)))
+
+
+def _gpu_register_tiles(op: ComputeOp, device: DeviceInfo, pair: list[int], pw: list[int]) -> Config:
+    """A GEMM-like shape: 16 x 16 work-items on `pair`, each computing 8 x 8 outputs in
+    interleaved private tiles of 2 (conflict-free local reads), work-group tiles of up
+    to 128 x 128, pw dimensions in local tiles of 8 with every input cached in local
+    memory, vectors of 2 along the innermost dimension."""
+    sizes, rank = op.sizes, op.rank
+    num_wi, pt = [1] * rank, [1] * rank
+    for d in pair:
+        num_wi[d], pt[d] = 16, 2
+    cfg = _assemble(op, device, num_wi, pt, tuple(pw + [d for d in range(rank) if d not in pw]))
+    lt, num_wg = list(cfg.lt_size), list(cfg.num_wg)
+    for d in pair:
+        lt[d] = min(128, 1 << (sizes[d].bit_length() - 1))
+        num_wg[d] = ceildiv(sizes[d], lt[d])
+    for d in pw:
+        lt[d], pt[d], num_wg[d] = min(8, sizes[d]), 1, 1
+    inputs = len(op.inputs)
+    cfg = cfg.with_(
+        lt_size=tuple(lt), pt_size=tuple(pt), num_wg=tuple(num_wg),
+        inp_mem=(("lcl",) * inputs, ("glb",) * inputs),
+        ocl_dim=(_ocl_dims(num_wg), _ocl_dims(num_wi)),
+    )  # fmt: skip
+    return cfg.with_(vector_width=2) if vector_problem(TilePlan(op, cfg.with_(vector_width=2))) is None else cfg
 
 
 def _cpu_config(op: ComputeOp, device: DeviceInfo, inner: int | None) -> Config:

@@ -30,6 +30,7 @@ from mdh_ir.builder import (
     log,
     maximum,
     minimum,
+    parse_view,
     ps,
     pw,
     select,
@@ -393,3 +394,9 @@ def test_unknown_builtin_combine():
             scalar=lambda x: x,
             combine=[pw("sum")],
         )
+
+
+def test_views_subtract_dimensions_from_numbers() -> None:
+    """`n - 1 - i` reverses a dimension (xDSL's own `int - expr` gets the sign wrong)."""
+    amap = parse_view("4 - i, 2*j - i + 1", ["i", "j"])
+    assert [amap.results[r].eval([1, 3], []) for r in range(2)] == [3, 6]

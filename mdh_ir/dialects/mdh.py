@@ -54,7 +54,7 @@ from xdsl.utils.exceptions import VerifyException
 
 
 BUILTIN_COMBINES = ("add", "mul", "max", "min", "and", "or", "xor")
-"""Names accepted in place of a combine function symbol."""
+"""Names accepted in place of a combine function symbol (float max/min ignore NaN)."""
 
 INTEGER_ONLY_COMBINES = ("and", "or", "xor")
 

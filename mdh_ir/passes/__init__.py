@@ -20,4 +20,5 @@ ALL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "mdh-vectorize": _lazy("vectorize", "MDHVectorize"),
     "lowlevel-expand": _lazy("expand", "LowLevelExpand"),
     "lower-to-opencl": _lazy("lower_to_opencl", "LowerToOpenCL"),
+    "convert-linalg-to-mdh": _lazy("convert_linalg_to_mdh", "ConvertLinalgToMDH"),
 }

@@ -54,7 +54,7 @@ from mdh_ir.passes.carried import COMPUTE_ATTR, carried
 from mdh_ir.passes.emit import Emitter, constant_value, i1
 from mdh_ir.tiling import Loop, TilePlan
 
-_FLOAT_OPS = {"add": arith.AddfOp, "mul": arith.MulfOp, "max": arith.MaximumfOp, "min": arith.MinimumfOp}
+_FLOAT_OPS = {"add": arith.AddfOp, "mul": arith.MulfOp, "max": arith.MaxnumfOp, "min": arith.MinnumfOp}
 _INT_OPS = {
     "add": arith.AddiOp, "mul": arith.MuliOp, "max": arith.MaxSIOp, "min": arith.MinSIOp,
     "and": arith.AndIOp, "or": arith.OrIOp, "xor": arith.XOrIOp,

@@ -15,6 +15,9 @@ Large spaces are evaluated in pieces using the homomorphism property itself: a p
 split along dimension d recombines by concatenation (cc), by g (pw) or by carrying the
 last prefix into the second half (ps).
 
+The builtin combine functions `max` and `min` ignore NaN on floats (IEEE maxNum/minNum,
+OpenCL's fmax/fmin); a function written with `arith.maximumf` propagates it.
+
 Boundary modes for a read at index j of an axis of size n: `clamp` reads min(max(j,0),n-1),
 `zero` reads 0, `wrap` reads j mod n, `mirror` reflects without repeating the edge
 (-1 -> 1, n -> n-2).
@@ -37,8 +40,8 @@ Binary = Callable[[Values, Values], Values]
 _BUILTINS: dict[str, Callable] = {
     "add": np.add,
     "mul": np.multiply,
-    "max": np.maximum,
-    "min": np.minimum,
+    "max": np.fmax,
+    "min": np.fmin,
     "and": np.bitwise_and,
     "or": np.bitwise_or,
     "xor": np.bitwise_xor,

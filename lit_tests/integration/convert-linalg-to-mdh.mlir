@@ -1,0 +1,105 @@
+// RUN: xdsl-opt %s --split-input-file -p convert-linalg-to-mdh | filecheck %s
+
+// convert-linalg-to-mdh on named and generic ops, memrefs and tensors. Checked: views
+// from the indexing maps, combine operators from the iterator types and the reduction,
+// the scalar function, the filled output dropped, and how the result reaches the users.
+
+// A named op; the filled allocation is replaced by the result.
+func.func @matmul(%A: memref<10x16xf32>, %B: memref<16x20xf32>) -> memref<10x20xf32> {
+  %C = memref.alloc() : memref<10x20xf32>
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%C : memref<10x20xf32>)
+  linalg.matmul ins(%A, %B : memref<10x16xf32>, memref<16x20xf32>) outs(%C : memref<10x20xf32>)
+  func.return %C : memref<10x20xf32>
+}
+
+// CHECK:       func.func @matmul_f(%0: f32, %1: f32) -> f32 {
+// CHECK-NEXT:    %2 = arith.mulf %0, %1 : f32
+// CHECK-NEXT:    func.return %2 : f32
+// CHECK-NEXT:  }
+// CHECK-NEXT:  func.func @matmul(%A: memref<10x16xf32>, %B: memref<16x20xf32>) -> memref<10x20xf32> {
+// CHECK-NEXT:    %zero = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    %C = mdh.compute "matmul" {inp_view = {{\[\[}}affine_map<(d0, d1, d2) -> (d0, d2)>], [affine_map<(d0, d1, d2) -> (d2, d1)>]], md_hom = {scalar_func = @matmul_f, combine_ops = ["cc", "cc", ["pw", "add"]]}, out_view = {{\[\[}}affine_map<(d0, d1, d2) -> (d0, d1)>]]} {inp_types = [f32, f32], mda_size = [10, 20, 16], out_types = [f32]} (%A, %B) : (memref<10x16xf32>, memref<16x20xf32>) -> memref<10x20xf32>
+// CHECK-NEXT:    func.return %C : memref<10x20xf32>
+// CHECK-NEXT:  }
+
+// -----
+
+// A max-reduction on tensors, filled with -inf.
+func.func @colmax(%X: tensor<7x5xf32>) -> tensor<5xf32> {
+  %e = tensor.empty() : tensor<5xf32>
+  %ninf = arith.constant 0xFF800000 : f32
+  %init = linalg.fill ins(%ninf : f32) outs(%e : tensor<5xf32>) -> tensor<5xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>],
+                       iterator_types = ["reduction", "parallel"]}
+      ins(%X : tensor<7x5xf32>) outs(%init : tensor<5xf32>) {
+  ^bb0(%x: f32, %acc: f32):
+    %m = arith.maximumf %acc, %x : f32
+    linalg.yield %m : f32
+  } -> tensor<5xf32>
+  func.return %r : tensor<5xf32>
+}
+
+// CHECK:       func.func @colmax_f(%0: f32) -> f32 {
+// CHECK-NEXT:    func.return %0 : f32
+// CHECK-NEXT:  }
+// CHECK:         %0 = bufferization.to_buffer %X read_only : tensor<7x5xf32> to memref<7x5xf32>
+// CHECK-NEXT:    %1 = mdh.compute "colmax" {inp_view = {{\[\[}}affine_map<(d0, d1) -> (d0, d1)>]], md_hom = {scalar_func = @colmax_f, combine_ops = {{\[\[}}"pw", "max"], "cc"]}, out_view = {{\[\[}}affine_map<(d0, d1) -> (d1)>]]} {{.*}} (%0) : (memref<7x5xf32>) -> memref<5xf32>
+// CHECK-NEXT:    %r = bufferization.to_tensor %1 restrict : memref<5xf32> to tensor<5xf32>
+// CHECK-NEXT:    func.return %r : tensor<5xf32>
+
+// -----
+
+// Destination passing: the result is copied into the argument; the fill is dropped.
+func.func @dot(%X: memref<9xi32>, %Y: memref<9xi32>, %C: memref<i32>) {
+  %zero = arith.constant 0 : i32
+  linalg.fill ins(%zero : i32) outs(%C : memref<i32>)
+  linalg.generic {indexing_maps = [affine_map<(k) -> (k)>, affine_map<(k) -> (k)>, affine_map<(k) -> ()>],
+                  iterator_types = ["reduction"]}
+      ins(%X, %Y : memref<9xi32>, memref<9xi32>) outs(%C : memref<i32>) {
+  ^bb0(%x: i32, %y: i32, %acc: i32):
+    %p = arith.muli %x, %y : i32
+    %s = arith.addi %p, %acc : i32
+    linalg.yield %s : i32
+  }
+  func.return
+}
+
+// CHECK:       func.func @dot(%X: memref<9xi32>, %Y: memref<9xi32>, %C: memref<i32>) {
+// CHECK-NEXT:    %zero = arith.constant 0 : i32
+// CHECK-NEXT:    %0 = mdh.compute "dot" {{.*}}combine_ops = {{\[\[}}"pw", "add"]]{{.*}} (%X, %Y) : (memref<9xi32>, memref<9xi32>) -> memref<i32>
+// CHECK-NEXT:    "memref.copy"(%0, %C) : (memref<i32>, memref<i32>) -> ()
+// CHECK-NEXT:    func.return
+
+// -----
+
+// No reduction: the old value of the output is read (an extra input), and linalg.index
+// becomes the scalar function's index arguments; the outside constant is cloned in.
+func.func @shift(%X: memref<3x4xf32>, %C: memref<4x3xf32>) {
+  %two = arith.constant 2.0 : f32
+  linalg.generic {indexing_maps = [affine_map<(i, j) -> (j, i)>, affine_map<(i, j) -> (i, j)>],
+                  iterator_types = ["parallel", "parallel"]}
+      ins(%X : memref<3x4xf32>) outs(%C : memref<4x3xf32>) {
+  ^bb0(%x: f32, %c: f32):
+    %i = linalg.index 0 : index
+    %n = arith.index_cast %i : index to i32
+    %f = arith.sitofp %n : i32 to f32
+    %m = arith.mulf %x, %two : f32
+    %s = arith.addf %m, %c : f32
+    %t = arith.addf %s, %f : f32
+    linalg.yield %t : f32
+  }
+  func.return
+}
+
+// CHECK:       func.func @shift_f(%0: f32, %1: f32, %2: index, %3: index) -> f32 {
+// CHECK-NEXT:    %n = arith.index_cast %2 : index to i32
+// CHECK-NEXT:    %f = arith.sitofp %n : i32 to f32
+// CHECK-NEXT:    %two = arith.constant 2.000000e+00 : f32
+// CHECK-NEXT:    %m = arith.mulf %0, %two : f32
+// CHECK-NEXT:    %s = arith.addf %m, %1 : f32
+// CHECK-NEXT:    %t = arith.addf %s, %f : f32
+// CHECK-NEXT:    func.return %t : f32
+// CHECK-NEXT:  }
+// CHECK:         %0 = mdh.compute "shift" {inp_view = {{\[\[}}affine_map<(d0, d1) -> (d1, d0)>], [affine_map<(d0, d1) -> (d0, d1)>]], md_hom = {scalar_func = @shift_f, combine_ops = ["cc", "cc"]}, {{.*}} (%X, %C) : (memref<3x4xf32>, memref<4x3xf32>) -> memref<4x3xf32>
+// CHECK-NEXT:    "memref.copy"(%0, %C) : (memref<4x3xf32>, memref<4x3xf32>) -> ()

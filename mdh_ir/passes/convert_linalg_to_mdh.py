@@ -1,0 +1,386 @@
+"""`convert-linalg-to-mdh`: rewrite `linalg.generic` and named linalg ops into `mdh.compute`.
+
+    linalg.generic {indexing_maps = [(i, k) -> (i, k), (i, k) -> (k), (i, k) -> (i)],
+                    iterator_types = ["parallel", "reduction"]} ins(%M, %v) outs(%w) {
+    ^bb0(%m: f32, %x: f32, %acc: f32):
+      %p = arith.mulf %m, %x : f32
+      %s = arith.addf %acc, %p : f32
+      linalg.yield %s : f32
+    }
+
+becomes `mdh.compute` with the input maps as `inp_view`, the output maps as `out_view`,
+`combine_ops = ["cc", ["pw", "add"]]` and a new scalar function computing `%p`:
+
+- `parallel` dimensions are `cc`; `reduction` ones are `pw(g)`, `g` being the one
+  associative operation (add, mul, max, min, and, or, xor) each yielded value applies to
+  its output's previous value and a value computed from the inputs alone; the scalar
+  function computes those values (`linalg.index` becomes its index arguments);
+- a reduction's output must start at `g`'s identity: filled with it by `linalg.fill`
+  (or the generic `linalg-generalize-named-ops` makes of it), which is dropped; an op
+  without reductions may read its outputs, which then become inputs;
+- operands are memrefs (identity layout) or tensors, of static shapes and element types
+  f32, f64, i32 or i64. A memref output allocated by `memref.alloc` and only used after
+  the op is replaced by the result (functions then return it: the host shape that
+  `mdh_ir.runtime` and the `opencl` target run); other memref outputs receive it by
+  `memref.copy`; tensors pass through `bufferization.to_buffer` and `to_tensor`.
+
+Anything else is refused with one line naming the op and the reason (`MDHError`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import cast
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import arith, bufferization, func, memref
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    MemRefType,
+    ModuleOp,
+    NoneAttr,
+    ShapedType,
+    SymbolRefAttr,
+    TensorType,
+    UnitAttr,
+)
+from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
+from xdsl.dialects.linalg.ops import FillOp, GenericOp, IndexOp
+from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
+from xdsl.ir.affine import AffineMap
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
+from xdsl.rewriter import InsertPoint
+from xdsl.traits import SymbolTable
+from xdsl.utils.exceptions import VerifyException
+
+from mdh_ir.combine import RECOGNIZED as COMBINE_OPS
+from mdh_ir.combine import identity
+from mdh_ir.dialects.mdh import Combine, ComputeOp, is_scalar_type, make_view
+from mdh_ir.errors import MDHError
+
+ASSOCIATIVE = "a single associative combine (add, mul, max, min, and, or, xor)"
+
+SCALAR_DIALECTS = ("arith.", "math.")
+"""The ops a scalar function may hold (besides `linalg.index`, which becomes arguments)."""
+
+
+def _refuse(op: Operation, reason: str) -> MDHError:
+    return MDHError(f"{op.name}: cannot convert to mdh.compute: {reason}", op)
+
+
+def _check_operands(op: LinalgStructuredOperation) -> None:
+    for i, v in enumerate(op.operands):
+        t = v.type
+        if not isinstance(t, MemRefType | TensorType):
+            raise _refuse(op, f"operand #{i} is a scalar ({t}), not a buffer")
+        if not t.has_static_shape():
+            raise _refuse(op, f"operand #{i} has a dynamic shape ({t})")
+        if isinstance(t, MemRefType) and not isinstance(t.layout, NoneAttr):
+            raise _refuse(op, f"operand #{i} has a non-identity layout ({t})")
+        if not is_scalar_type(t.element_type):
+            raise _refuse(op, f"operand #{i} holds {t.element_type}, not f32, f64, i32 or i64")
+
+
+def _shaped(v: SSAValue) -> ShapedType:
+    """The type of an operand `_check_operands` accepted."""
+    return cast(ShapedType, v.type)
+
+
+def _depends_on(value: SSAValue, targets: Sequence[SSAValue], block: Block) -> bool:
+    """Whether `value`, computed in `block`, is computed from one of `targets`."""
+    if value in targets:
+        return True
+    owner = value.owner
+    return isinstance(owner, Operation) and owner.parent_block() is block and any(
+        _depends_on(v, targets, block) for v in owner.operands
+    )
+
+
+def _reduction(
+    op: LinalgStructuredOperation, accs: Sequence[SSAValue]
+) -> tuple[list[SSAValue], str]:
+    """Per output the value combined into it, and the combine `g` of `yield g(out, value)`."""
+    block = op.body.block
+    values, names = [], set()
+    for i, (acc, y) in enumerate(zip(accs, block.last_op.operands)):  # type: ignore[union-attr]
+        g = y.owner
+        if type(g) not in COMBINE_OPS:
+            what = g.name if isinstance(g, Operation) else "no operation"
+            raise _refuse(op, f"output #{i} is reduced by {what}, not by {ASSOCIATIVE}")
+        others = [v for v in g.operands if v is not acc]
+        if len(others) != 1 or _depends_on(others[0], accs, block):
+            raise _refuse(
+                op, f"output #{i} is not updated as {g.name}(out, f(inputs)): not {ASSOCIATIVE}"
+            )
+        values.append(others[0])
+        names.add(COMBINE_OPS[type(g)])
+    if len(names) > 1:
+        raise _refuse(op, f"its outputs are reduced by different combines: {sorted(names)}")
+    return values, names.pop()
+
+
+def _is_identity(value: SSAValue, g: str) -> bool:
+    const = value.owner
+    if not isinstance(const, arith.ConstantOp):
+        return False
+    attr, t = const.value, value.type
+    if isinstance(attr, FloatAttr):
+        return attr.value.data == identity(g, t)
+    assert isinstance(attr, IntegerAttr)
+    width = t.width.data  # type: ignore[attr-defined]
+    return (attr.value.data - identity(g, t)) % (1 << width) == 0
+
+
+def _filled(op: Operation | None) -> SSAValue | None:
+    """The scalar a fill writes: `linalg.fill`, or a generic just yielding a scalar input
+    (what `linalg-generalize-named-ops` makes of a fill)."""
+    if isinstance(op, FillOp):
+        return op.inputs[0]
+    if isinstance(op, GenericOp) and len(op.inputs) == len(op.outputs) == 1:
+        block = op.body.block
+        scalar = not isinstance(op.inputs[0].type, ShapedType)
+        if scalar and list(block.last_op.operands) == [block.args[0]]:  # type: ignore[union-attr]
+            return op.inputs[0]
+    return None
+
+
+def _initial_fill(op: LinalgStructuredOperation, out: SSAValue) -> Operation | None:
+    """The fill that last wrote output `out` before `op`."""
+    if isinstance(out.type, TensorType):
+        return out.owner if _filled(out.owner) else None  # type: ignore[arg-type]
+    block = op.parent_block()
+    assert block is not None
+    users = {block.find_ancestor_op_in_block(u.operation) for u in out.uses}
+    prev = op.prev_op
+    while prev is not None and prev not in users:
+        prev = prev.prev_op
+    return prev if _filled(prev) and list(prev.outputs) == [out] else None  # type: ignore
+
+
+def _identity_fills(op: LinalgStructuredOperation, g: str) -> list[Operation]:
+    fills = []
+    for i, out in enumerate(op.outputs):
+        fill = _initial_fill(op, out)
+        if fill is None or not _is_identity(_filled(fill), g):  # type: ignore[arg-type]
+            raise _refuse(
+                op,
+                f"output #{i} must start at the identity of '{g}' "
+                f"(linalg.fill with {identity(g, _shaped(out).get_element_type())} before the op)",
+            )
+        fills.append(fill)
+    return fills
+
+
+def _fresh_symbol(module: Operation, base: str) -> str:
+    name, k = base, 0
+    while SymbolTable.lookup_symbol(module, name) is not None:
+        k += 1
+        name = f"{base}_{k}"
+    return name
+
+
+def _scalar_function(
+    op: LinalgStructuredOperation, name: str, args: Sequence[SSAValue], values: Sequence[SSAValue]
+) -> func.FuncOp:
+    """`func.func @name` computing `values` of the body from its arguments `args`."""
+    body = op.body.block
+    rank = len(op.get_iterator_types())
+    indexed = any(isinstance(o, IndexOp) for o in body.ops)
+    types = [a.type for a in args] + [IndexType()] * (rank if indexed else 0)
+    block = Block(arg_types=types)
+    mapping: dict[SSAValue, SSAValue] = dict(zip(args, block.args))
+
+    def value(v: SSAValue) -> SSAValue:
+        if v not in mapping:
+            if not isinstance(v.owner, arith.ConstantOp):
+                raise _refuse(op, "its body uses a value defined outside it that is not a constant")
+            block.add_op(v.owner.clone(mapping))
+        return mapping[v]
+
+    needed = {o for v in values for o in _slice(v, body)}
+    for o in body.ops:
+        if o not in needed:
+            continue
+        if isinstance(o, IndexOp):
+            mapping[o.result] = block.args[len(args) + o.dim.value.data]
+        elif o.regions or not o.name.startswith(SCALAR_DIALECTS):
+            raise _refuse(op, f"its body holds {o.name}; scalar functions hold arith and math ops")
+        else:
+            for v in o.operands:
+                value(v)
+            block.add_op(o.clone(mapping))
+    block.add_op(func.ReturnOp(*[value(v) for v in values]))
+    return func.FuncOp(name, (types, [v.type for v in values]), Region(block))
+
+
+def _slice(v: SSAValue, body: Block) -> set[Operation]:
+    """The ops of `body` that `v` is computed by."""
+    owner = v.owner
+    if not isinstance(owner, Operation) or owner.parent_block() is not body:
+        return set()
+    return {owner}.union(*(_slice(o, body) for o in owner.operands))
+
+
+def _host(op: Operation) -> tuple[str, Operation]:
+    """The name of the function holding `op`, and `op`'s ancestor at module level."""
+    name, top = "linalg", op
+    while not isinstance(parent := top.parent_op(), ModuleOp):
+        assert parent is not None, "linalg ops convert inside a module"
+        top = parent
+        if isinstance(top, func.FuncOp) and name == "linalg":
+            name = top.sym_name.data
+    return name, top
+
+
+def _as_buffer(v: SSAValue) -> tuple[Operation | None, SSAValue]:
+    """A memref holding `v`, and the op making it from a tensor (None for a memref)."""
+    t = v.type
+    if isinstance(t, MemRefType):
+        return None, v
+    assert isinstance(t, TensorType)
+    to_buffer = bufferization.ToBufferOp.build(
+        operands=[v],
+        result_types=[MemRefType(t.element_type, t.get_shape())],
+        properties={"read_only": UnitAttr()},
+    )
+    return to_buffer, to_buffer.results[0]
+
+
+def _forwardable(
+    op: Operation, out: SSAValue, inputs: Sequence[SSAValue], drop: Sequence[Operation]
+) -> bool:
+    """Whether memref `out` is allocated right here, so that the result can replace it
+    (`drop`: the ops erased with `op`)."""
+    alloc, block = out.owner, op.parent_block()
+    if not isinstance(alloc, memref.AllocOp) or alloc.parent_block() is not block or out in inputs:
+        return False
+    assert block is not None
+    position = block.get_operation_index(op)
+    later = [block.find_ancestor_op_in_block(u.operation) for u in out.uses]
+    return all(
+        u is op or u in drop or (u is not None and block.get_operation_index(u) > position)
+        for u in later
+    )
+
+
+@dataclass
+class _Parts:
+    """What the `mdh.compute` of a linalg op is made of."""
+
+    inputs: list[SSAValue]
+    in_maps: list[AffineMap]
+    args: list[SSAValue]
+    """The body's arguments that the scalar function takes, one per input."""
+    values: list[SSAValue]
+    """The body's values that the scalar function returns, one per output."""
+    reduction: str | None
+    fills: list[Operation]
+    """The fills of the outputs with the reduction's identity (dropped)."""
+
+
+def _parts(op: LinalgStructuredOperation, kinds: list[str]) -> _Parts:
+    body = op.body.block
+    n_in = len(op.inputs)
+    maps = [m.data for m in op.get_indexing_maps()]
+    parts = _Parts(list(op.inputs), maps[:n_in], list(body.args[:n_in]), [], None, [])
+    accs = body.args[n_in:]
+    if "reduction" in kinds:
+        parts.values, parts.reduction = _reduction(op, accs)
+        parts.fills = _identity_fills(op, parts.reduction)
+        return parts
+    parts.values = list(body.last_op.operands)  # type: ignore[union-attr]
+    for i, acc in enumerate(accs):
+        if acc.uses:  # the output's old value is read: an input
+            parts.inputs.append(op.outputs[i])
+            parts.in_maps.append(maps[n_in + i])
+            parts.args.append(acc)
+    return parts
+
+
+class LinalgToMDH(RewritePattern):
+    """One linalg op into `mdh.compute` (see the module docstring)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: LinalgStructuredOperation, rewriter: PatternRewriter) -> None:
+        if _filled(op) is not None:
+            return
+        _check_operands(op)
+        kinds = [t.data.value for t in op.get_iterator_types()]
+        if set(kinds) - {"parallel", "reduction"}:
+            raise _refuse(op, f"iterator types {kinds}: only parallel and reduction convert")
+        parts = _parts(op, kinds)
+        name, top = _host(op)
+        module = top.parent_op()
+        assert module is not None
+        scalar = _scalar_function(op, _fresh_symbol(module, f"{name}_f"), parts.args, parts.values)
+        rewriter.insert(scalar, InsertPoint.before(top))
+        conversions = [_as_buffer(v) for v in parts.inputs]
+        rewriter.insert([c for c, _ in conversions if c is not None])
+        combines = {"parallel": Combine("cc"), "reduction": Combine("pw", parts.reduction, True)}
+        out_types = [_shaped(v).get_element_type() for v in op.outputs]
+        properties: dict[str, Attribute] = {
+            "inp_view": make_view([[m] for m in parts.in_maps]),
+            "md_hom": DictionaryAttr({
+                "scalar_func": SymbolRefAttr(scalar.sym_name.data),
+                "combine_ops": ArrayAttr([combines[k].to_attr() for k in kinds]),
+            }),
+            "out_view": make_view([[m.data] for m in op.get_indexing_maps()][len(op.inputs):]),
+            "inp_types": ArrayAttr([_shaped(v).get_element_type() for v in parts.inputs]),
+            "mda_size": ArrayAttr([IntegerAttr(n, 64) for n in op.get_static_loop_ranges()]),
+            "out_types": ArrayAttr(out_types),
+        }  # fmt: skip
+        compute = ComputeOp(
+            name,
+            [b for _, b in conversions],
+            properties,
+            [MemRefType(t, _shaped(v).get_shape()) for t, v in zip(out_types, op.outputs)],
+        )
+        rewriter.insert(compute)
+        try:
+            compute.verify()
+        except VerifyException as e:
+            raise _refuse(op, str(e)) from None
+        _deliver(op, compute, parts.fills, rewriter)
+
+
+def _deliver(
+    op: LinalgStructuredOperation, compute: ComputeOp, fills: list[Operation],
+    rewriter: PatternRewriter,
+) -> None:  # fmt: skip
+    """Hand each result to the op's users, then erase the op and what it made dead."""
+    dead: list[Operation] = list(fills)
+    tensors = []
+    for out, result in zip(op.outputs, compute.results):
+        if isinstance(out.type, TensorType):
+            to_tensor = bufferization.ToTensorOp(result, restrict=True)
+            rewriter.insert(to_tensor)
+            tensors.append(to_tensor.tensor)
+        elif _forwardable(op, out, compute.inputs, fills):
+            keep = (op, *fills)
+            rewriter.replace_uses_with_if(out, result, lambda u: u.operation not in keep)
+            dead.append(out.owner)  # type: ignore[arg-type]
+        else:
+            rewriter.insert(memref.CopyOp(result, out))
+    rewriter.replace(op, [], tensors)
+    for o in dead:
+        if not any(r.uses for r in o.results):
+            rewriter.erase(o)
+
+
+@dataclass(frozen=True)
+class ConvertLinalgToMDH(ModulePass):
+    name = "convert-linalg-to-mdh"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        PatternRewriteWalker(LinalgToMDH(), apply_recursively=False).rewrite_module(op)

@@ -1,0 +1,224 @@
+"""`convert-linalg-to-mdh`: linalg programs converted to `mdh.compute`, run on OpenCL
+against numpy, tensor programs checked with the reference semantics, and the refusals."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from xdsl.dialects import bufferization, memref
+from xdsl.dialects.linalg.ops import CopyOp, FillOp, GenericOp, MatmulOp
+from xdsl.dialects.builtin import ModuleOp
+
+from mdh_ir.dialects.mdh import ComputeOp
+from mdh_ir.errors import MDHError
+from mdh_ir.passes.convert_linalg_to_mdh import ConvertLinalgToMDH
+from mdh_ir.semantics.reference import evaluate, find_compute
+from mdh_ir.tools.context import make_context
+from mdh_ir.tools.diagnostics import load_module
+from tests.lowering_check import TEST_DEVICE
+
+rng = np.random.default_rng(0)
+
+
+def convert(text: str) -> ModuleOp:
+    ctx = make_context()
+    module = load_module(ctx, text, "linalg.mlir")
+    ConvertLinalgToMDH().apply(ctx, module)
+    module.verify()
+    return module
+
+
+def generic(maps: str, iterators: str, ins: str, outs: str, body: str, result: str = "") -> str:
+    """A `linalg.generic` with the body's block arguments %a, %b, ... and %acc."""
+    return f"""linalg.generic {{indexing_maps = [{maps}], iterator_types = [{iterators}]}}
+        ins({ins}) outs({outs}) {{
+      ^bb0({body.split("|")[0]}):
+        {body.split("|")[1]}
+      }}{result}"""
+
+
+def program(name: str, args: str, out: str, fill: str, op: str) -> str:
+    """A function allocating memref `out`, filling it with `fill`, running `op`, returning it."""
+    return f"""func.func @{name}({args}) -> {out} {{
+      %C = memref.alloc() : {out}
+      %init = arith.constant {fill} : f32
+      linalg.fill ins(%init : f32) outs(%C : {out})
+      {op}
+      func.return %C : {out}
+    }}"""
+
+
+MATVEC = program(
+    "matvec", "%M: memref<37x23xf32>, %v: memref<23xf32>", "memref<37xf32>", "0.0",
+    generic(
+        "affine_map<(i, k) -> (i, k)>, affine_map<(i, k) -> (k)>, affine_map<(i, k) -> (i)>",
+        '"parallel", "reduction"', "%M, %v : memref<37x23xf32>, memref<23xf32>",
+        "%C : memref<37xf32>",
+        "%m: f32, %x: f32, %acc: f32|%p = arith.mulf %m, %x : f32\n"
+        "%s = arith.addf %acc, %p : f32\nlinalg.yield %s : f32",
+    ),
+)  # fmt: skip
+
+MATMUL = program(
+    "matmul", "%A: memref<10x16xf32>, %B: memref<16x20xf32>", "memref<10x20xf32>", "0.0",
+    "linalg.matmul ins(%A, %B : memref<10x16xf32>, memref<16x20xf32>) "
+    "outs(%C : memref<10x20xf32>)",
+)  # fmt: skip
+
+CONV2D = program(
+    "conv2d", "%X: memref<11x12xf32>, %W: memref<3x4xf32>", "memref<9x9xf32>", "0.0",
+    generic(
+        "affine_map<(h, w, r, s) -> (h + r, w + s)>, affine_map<(h, w, r, s) -> (r, s)>, "
+        "affine_map<(h, w, r, s) -> (h, w)>",
+        '"parallel", "parallel", "reduction", "reduction"',
+        "%X, %W : memref<11x12xf32>, memref<3x4xf32>", "%C : memref<9x9xf32>",
+        "%x: f32, %w: f32, %acc: f32|%p = arith.mulf %x, %w : f32\n"
+        "%s = arith.addf %p, %acc : f32\nlinalg.yield %s : f32",
+    ),
+)  # fmt: skip
+
+MAX_REDUCTION = program(
+    "colmax", "%X: memref<7x5xf32>", "memref<5xf32>", "0xFF800000",
+    generic(
+        "affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (j)>", '"reduction", "parallel"',
+        "%X : memref<7x5xf32>", "%C : memref<5xf32>",
+        "%x: f32, %acc: f32|%m = arith.maximumf %acc, %x : f32\nlinalg.yield %m : f32",
+    ),
+)  # fmt: skip
+
+
+def conv2d(x, w):
+    h, ww = x.shape[0] - w.shape[0] + 1, x.shape[1] - w.shape[1] + 1
+    return sum(
+        w[r, s] * x[r : r + h, s : s + ww] for r in range(w.shape[0]) for s in range(w.shape[1])
+    )
+
+
+RUNS = {
+    "matvec": (MATVEC, [(37, 23), (23,)], lambda m, v: m @ v),
+    "matmul": (MATMUL, [(10, 16), (16, 20)], lambda a, b: a @ b),
+    "conv2d": (CONV2D, [(11, 12), (3, 4)], conv2d),
+    "max": (MAX_REDUCTION, [(7, 5)], lambda x: x.max(axis=0)),
+}
+
+
+@pytest.mark.parametrize("name", RUNS)
+def test_converted_program_runs(name):
+    """The host function becomes `mdh.compute` + return: the shape the runtime runs."""
+    from mdh_ir.runtime import compile_module
+
+    text, shapes, numpy = RUNS[name]
+    module = convert(text)
+    host = find_compute(module).parent_block()
+    assert [o.name for o in host.ops] == ["arith.constant", "mdh.compute", "func.return"]
+    inputs = [rng.uniform(-1, 1, s).astype(np.float32) for s in shapes]
+    (got,) = compile_module(module, TEST_DEVICE)(*inputs)
+    np.testing.assert_allclose(got, numpy(*inputs), rtol=1e-5, atol=1e-5)
+
+
+def test_views_and_combine_operators():
+    op = find_compute(convert(CONV2D))
+    assert [str(c) for c in op.combines] == ["cc", "cc", "pw(add)", "pw(add)"]
+    assert [str(m) for maps in op.input_maps for m in maps] == [
+        "(d0, d1, d2, d3) -> ((d0 + d2), (d1 + d3))", "(d0, d1, d2, d3) -> (d2, d3)"
+    ]  # fmt: skip
+    assert op.sizes == (9, 9, 3, 4)
+
+
+TENSOR_MATMUL = """
+func.func @matmul(%A: tensor<4x6xf32>, %B: tensor<6x5xf32>) -> tensor<4x5xf32> {
+  %e = tensor.empty() : tensor<4x5xf32>
+  %zero = arith.constant 0.0 : f32
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<4x5xf32>) -> tensor<4x5xf32>
+  %r = linalg.matmul ins(%A, %B : tensor<4x6xf32>, tensor<6x5xf32>)
+                     outs(%init : tensor<4x5xf32>) -> tensor<4x5xf32>
+  func.return %r : tensor<4x5xf32>
+}"""
+
+
+def test_tensors_pass_through_bufferization():
+    module = convert(TENSOR_MATMUL)
+    kinds = {type(o) for o in module.walk()}
+    assert {bufferization.ToBufferOp, bufferization.ToTensorOp, ComputeOp} <= kinds
+    assert not kinds & {MatmulOp, FillOp}
+    a, b = (rng.uniform(-1, 1, s).astype(np.float32) for s in [(4, 6), (6, 5)])
+    (got,) = evaluate(module, [a, b])
+    np.testing.assert_allclose(got, a.astype(np.float64) @ b, rtol=1e-6, atol=1e-7)
+
+
+INDEXED_IN_PLACE = """
+func.func @shift(%X: memref<3x4xf32>, %C: memref<4x3xf32>) {
+  %two = arith.constant 2.0 : f32
+  """ + generic(
+    "affine_map<(i, j) -> (j, i)>, affine_map<(i, j) -> (i, j)>", '"parallel", "parallel"',
+    "%X : memref<3x4xf32>", "%C : memref<4x3xf32>",
+    "%x: f32, %c: f32|%i = linalg.index 0 : index\n%n = arith.index_cast %i : index to i32\n"
+    "%f = arith.sitofp %n : i32 to f32\n%m = arith.mulf %x, %two : f32\n"
+    "%s = arith.addf %m, %c : f32\n%t = arith.addf %s, %f : f32\nlinalg.yield %t : f32",
+) + """
+  func.return
+}"""  # fmt: skip
+
+
+def test_parallel_op_reading_its_output_and_indices():
+    """C[i, j] = 2 X[j, i] + C[i, j] + i: C is also an input, i an index argument, the
+    outside constant is cloned, and the result is copied into the argument C."""
+    module = convert(INDEXED_IN_PLACE)
+    op = find_compute(module)
+    assert len(op.inputs) == 2 and any(isinstance(o, memref.CopyOp) for o in module.walk())
+    x, c = (rng.uniform(-1, 1, s).astype(np.float32) for s in [(3, 4), (4, 3)])
+    (got,) = evaluate(module, [x, c])
+    np.testing.assert_allclose(got, 2.0 * x.T + c + np.arange(4)[:, None], rtol=1e-6, atol=1e-7)
+
+
+def reduction(body: str, fill: str = "0.0", out_fill: bool = True) -> str:
+    """A reduction of memref<7xf32> into memref<f32> %C with `body` (%x, %acc)."""
+    op = generic(
+        "affine_map<(i) -> (i)>, affine_map<(i) -> ()>", '"reduction"', "%X : memref<7xf32>",
+        "%C : memref<f32>", f"%x: f32, %acc: f32|{body}",
+    )
+    fill_op = f"linalg.fill ins(%init : f32) outs(%C : memref<f32>)" if out_fill else ""
+    return f"""func.func @r(%X: memref<7xf32>, %C: memref<f32>) {{
+      %init = arith.constant {fill} : f32
+      %two = arith.constant 2.0 : f32
+      {fill_op}
+      {op}
+      func.return
+    }}"""
+
+
+REFUSED = {
+    "not-one-combine": (
+        reduction("%m = arith.mulf %acc, %two : f32\n%s = arith.addf %m, %x : f32\n"
+                  "linalg.yield %s : f32"),
+        "output #0 is not updated as arith.addf(out, f(inputs)): not a single associative",
+    ),
+    "not-associative": (
+        reduction("%s = arith.subf %acc, %x : f32\nlinalg.yield %s : f32"),
+        "output #0 is reduced by arith.subf, not by a single associative combine",
+    ),
+    "not-the-identity": (
+        reduction("%s = arith.addf %acc, %x : f32\nlinalg.yield %s : f32", fill="1.0"),
+        "output #0 must start at the identity of 'add' (linalg.fill with 0.0 before the op)",
+    ),
+    "unknown-initial-value": (
+        reduction("%s = arith.maximumf %x, %acc : f32\nlinalg.yield %s : f32", out_fill=False),
+        "output #0 must start at the identity of 'max' (linalg.fill with -inf before the op)",
+    ),
+    "dynamic-shape": (
+        """func.func @d(%X: memref<?xf32>, %C: memref<?xf32>) {
+          linalg.copy ins(%X : memref<?xf32>) outs(%C : memref<?xf32>)
+          func.return
+        }""",
+        "linalg.copy: cannot convert to mdh.compute: operand #0 has a dynamic shape",
+    ),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("name", REFUSED)
+def test_refused_with_one_line(name):
+    text, message = REFUSED[name]
+    with pytest.raises(MDHError) as info:
+        convert(text)
+    assert message in str(info.value) and "\n" not in str(info.value)
+    assert isinstance(info.value.op, GenericOp | CopyOp)
