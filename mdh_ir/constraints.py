@@ -2,7 +2,10 @@
 
 `violations(op, cfg, device)` lists every broken rule; the tuner's search space is built
 so that it never proposes a configuration with one, and `mdh-check-config` refuses one
-before anything is built.
+before anything is built. `input_violations(op, device)` lists the rules that no
+configuration can satisfy (sizes beyond the index range or the device's memory, mixed pw
+functions): `mdh-tune` refuses such an input before it allocates anything. Rules that
+bound a resource name the limit in their message.
 
 | rule | what it requires |
 |---|---|
@@ -10,7 +13,8 @@ before anything is built.
 | wg-tiles | num_wg <= ceil(N / lt_size): every work-group gets a local tile |
 | wi-tiles | num_wi <= ceil(lt_size / pt_size): every work-item gets a private tile |
 | wg-size | the work-group fits the device's work-group size limits |
-| index-range | NDRange and buffers stay within 32-bit indices |
+| index-range | NDRange, dimension sizes, buffers and every index computed for a read (before a boundary mode folds it back, and inside that folding) stay below 2^31: generated index arithmetic is 32-bit `int` |
+| global-memory | inputs, outputs and temporary buffers (work-group partial results) together fit the device's global memory |
 | cache-box | a cached buffer's accesses differ by constants only (one box holds them) |
 | local-memory | local caches, accumulators and the work-item combine fit local memory |
 | private-memory | private caches and accumulators fit the private budget |
@@ -127,6 +131,62 @@ def vector_problem(plan: TilePlan) -> str | None:
     return None
 
 
+def index_problems(op: ComputeOp) -> list[str]:
+    """Why indices of `op` leave the 32-bit range whatever the configuration (rule
+    `index-range`): a dimension or a buffer of 2^31 elements or more, or a read whose index
+    arithmetic (the affine expression, then the boundary mode's folding: `wrap` adds the
+    extent, `mirror` twice the period) reaches 2^31."""
+    problems = []
+    for v in [*op.inputs, *op.outputs]:
+        n = prod(v.type.get_shape())  # type: ignore[attr-defined]
+        if n >= INDEX_LIMIT:
+            problems.append(f"a buffer of {n} elements >= 2^31")
+    problems += [f"dim {d}: size {n} >= 2^31" for d, n in enumerate(op.sizes) if n >= INDEX_LIMIT]
+    for b, (maps, mode, v) in enumerate(zip(op.input_maps, op.boundaries, op.inputs)):
+        if mode == "none":  # the verifier keeps every index inside the buffer
+            continue
+        shape = v.type.get_shape()  # type: ignore[attr-defined]
+        for amap in maps:
+            for axis, (form, n) in enumerate(zip(linear_results(amap), shape)):  # type: ignore
+                reach = abs(form.const) + sum(abs(c) * (s - 1) for c, s in zip(form.coeffs, op.sizes))
+                need = max(reach, {"wrap": 2 * n, "mirror": 4 * (n - 1)}.get(mode, 0))
+                if need >= INDEX_LIMIT:
+                    problems.append(
+                        f"input {b} (boundary '{mode}'): reading axis {axis} with map {amap} "
+                        f"computes indices up to {need} >= 2^31"
+                    )
+    return problems
+
+
+def buffer_bytes(op: ComputeOp) -> int:
+    """Bytes of the op's input and output buffers."""
+    types = [*op.input_element_types, *op.output_element_types]
+    return sum(
+        prod(v.type.get_shape()) * element_bytes(t)  # type: ignore[attr-defined]
+        for v, t in zip([*op.inputs, *op.outputs], types)
+    )
+
+
+def temp_bytes(plan: TilePlan) -> int:
+    """Bytes of the temporary buffers: work-group partial results of every output."""
+    if not plan.accumulates or plan.pw_groups == 1:
+        return 0
+    elems = plan.pw_groups * prod(plan.sizes[d] for d in plan.kept_dims)
+    return sum(elems * element_bytes(t) for t in plan.op.output_element_types)
+
+
+def input_violations(op: ComputeOp, device: DeviceInfo | None = None) -> list[Violation]:
+    """The broken rules that no configuration can repair (see the module docstring)."""
+    found = [Violation("index-range", m) for m in index_problems(op)]
+    if device is not None and device.global_mem and buffer_bytes(op) > device.global_mem:
+        message = f"buffers of {buffer_bytes(op)} bytes > device global memory {device.global_mem}"
+        found.append(Violation("global-memory", message))
+    pw = {(c.func, c.builtin) for c in op.combines if c.kind == "pw"}
+    if len(pw) > 1:
+        found.append(Violation("pw-functions", "pw dimensions with different combine functions"))
+    return found
+
+
 def violations(op: ComputeOp, cfg: Config, device: DeviceInfo | None = None) -> list[Violation]:
     plan = TilePlan(op, cfg)
     found: list[Violation] = []
@@ -154,12 +214,17 @@ def violations(op: ComputeOp, cfg: Config, device: DeviceInfo | None = None) -> 
             rule("wg-size", n <= limit, f"OpenCL dim {o}: {n} work-items > device limit {limit}")
     for o, (g, n) in enumerate(zip(groups, local)):
         rule("index-range", g * n < INDEX_LIMIT, f"OpenCL dim {o}: global size {g * n} >= 2^31")
-    for v in [*op.inputs, *op.outputs]:
-        n = prod(v.type.get_shape())  # type: ignore[attr-defined]
-        rule("index-range", n < INDEX_LIMIT, f"a buffer of {n} elements >= 2^31")
+    found += [Violation("index-range", m) for m in index_problems(op)]
     if plan.accumulates and plan.pw_groups > 1:
         n = plan.pw_groups * prod(plan.sizes[d] for d in plan.kept_dims)
         rule("index-range", n < INDEX_LIMIT, f"the work-group partials ({n} elements) >= 2^31")
+    if device is not None and device.global_mem:
+        used = buffer_bytes(op) + temp_bytes(plan)
+        rule(
+            "global-memory",
+            used <= device.global_mem,
+            f"buffers of {used} bytes > device global memory {device.global_mem}",
+        )
 
     for layer in ("lt", "pt"):
         for b in plan.cached(layer):

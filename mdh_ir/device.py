@@ -19,6 +19,8 @@ class DeviceInfo:
     """Elements of private memory a work-item may use (caches + accumulators)."""
     platform: str = ""
     driver: str = ""
+    global_mem: int = 0
+    """Bytes of global memory (inputs, outputs and temporaries together); 0: unknown."""
 
     @staticmethod
     def from_cl(device) -> DeviceInfo:
@@ -35,6 +37,7 @@ class DeviceInfo:
             private_elems=PRESETS["gpu" if gpu else "cpu"].private_elems,
             platform=device.platform.name.strip(),
             driver=device.driver_version.strip(),
+            global_mem=device.global_mem_size,
         )
 
     @property
@@ -44,7 +47,13 @@ class DeviceInfo:
 
 
 PRESETS = {
-    "cpu": DeviceInfo("cpu", "generic CPU", 4096, (4096, 4096, 4096), 512 * 1024, 2, 16384),
-    "gpu": DeviceInfo("gpu", "generic GPU", 1024, (1024, 1024, 64), 48 * 1024, 132, 512),
+    "cpu": DeviceInfo(
+        "cpu", "generic CPU", 4096, (4096, 4096, 4096), 512 * 1024, 2, 16384, global_mem=16 * 2**30
+    ),
+    "gpu": DeviceInfo(
+        "gpu", "generic GPU", 1024, (1024, 1024, 64), 48 * 1024, 132, 512, global_mem=80 * 2**30
+    ),
 }
-"""Device classes for lowering without a device at hand (`mdh-opt`)."""
+"""Device classes for lowering without a device at hand (`mdh-opt`). Global memory: a
+16 GiB host for the CPU class, an 80 GiB (H100-class, like its 132 compute units) device
+for the GPU class."""

@@ -16,11 +16,20 @@ fi
 has_platform() {
   .venv/bin/python -c 'import pyopencl as cl, sys; sys.exit(0 if cl.get_platforms() else 1)' 2>/dev/null
 }
-if ! has_platform; then
-  echo "setup: no OpenCL platform found; installing PoCL (Debian pocl-opencl-icd)" >&2
-  sudo=""
+apt_install() {
+  local sudo=""
   [ "$(id -u)" -eq 0 ] || sudo="sudo"
   $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq pocl-opencl-icd ocl-icd-libopencl1 >/dev/null
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "$@" >/dev/null
+}
+if ! has_platform; then
+  echo "setup: no OpenCL platform found; installing PoCL (Debian pocl-opencl-icd)" >&2
+  apt_install pocl-opencl-icd ocl-icd-libopencl1
   has_platform || { echo "setup: still no OpenCL platform after installing PoCL" >&2; exit 1; }
+fi
+# Oclgrind (Debian's package; tests/test_oclgrind.py runs the generated code under it and
+# registers it for its own subprocesses only). MDH_OCLGRIND=0 skips it (and that test).
+if [ "${MDH_OCLGRIND:-1}" != 0 ] && [ ! -e /usr/lib/oclgrind/liboclgrind-rt-icd.so ]; then
+  echo "setup: installing Oclgrind (Debian oclgrind)" >&2
+  apt_install oclgrind
 fi

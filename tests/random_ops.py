@@ -1,9 +1,13 @@
 """Random but valid MDH computations, built with `mdh_ir.builder`, for fuzzing the lowering.
 
 `random_module(rng)` returns `(module, inputs)`: a module holding one `mdh.compute` and
-numpy inputs for it. What a draw can hold:
+numpy inputs for it; `random_module(rng, wide=True)` draws from the wider space of the
+property-based fuzzing (tests/test_fuzz_hypothesis.py), and `rank=` fixes the number of
+dimensions. What a draw can hold:
 
-- 1-5 dimensions of size 1-12 (mostly primes, sometimes 1), at most `MAX_POINTS` points;
+- 1-5 dimensions of size 1-12 (mostly primes, sometimes 1); wide: 1-6 dimensions, a third
+  of them of size 13-70; at most `MAX_POINTS` points either way (the largest dimensions
+  are halved until the iteration space fits);
 - per dimension `cc`, `pw` or `ps`; every reducing (pw/ps) dimension of one op uses the
   same combine function, so any mix of pw and ps stays a homomorphism (and the lowering's
   rule that all pw dimensions share one function holds even for user functions);
@@ -57,13 +61,15 @@ from mdh_ir.dialects.mdh import Combine
 from mdh_ir.semantics.reference import find_compute
 from mdh_ir.semantics.scalar_eval import numpy_dtype
 
-DIM_NAMES = "ijklm"
+DIM_NAMES = "ijklmn"
 PRIMES = (2, 3, 5, 7, 11)
 COMPOSITES = (4, 6, 8, 9, 10, 12)
 MAX_POINTS = 6000
 """Largest iteration space (keeps the oracle and PoCL quick)."""
 MAX_MUL_POINTS = 256
 """Most factors a multiplicative reduction/scan combines into one result."""
+WIDE_MAX_SIZE = 70
+"""Largest dimension size of a wide draw (before the iteration space is bounded)."""
 BOUNDARIES = ("clamp", "zero", "wrap", "mirror")
 TYPES = (f32, f64, i32)
 
@@ -356,7 +362,9 @@ class ScalarRecipe:
 # ---------------------------------------------------------------------------------------
 
 
-def _size(rng) -> int:
+def _size(rng, wide: bool = False) -> int:
+    if wide and rng.random() < 1 / 3:
+        return int(rng.integers(13, WIDE_MAX_SIZE + 1))
     r = rng.random()
     if r < 0.12:
         return 1
@@ -388,9 +396,14 @@ def _draw_kinds(rng, rank: int) -> list[str]:
     return [str(k) for k in rng.choice(["cc", "pw", "ps"], size=rank, p=weights)]
 
 
-def random_module(rng: np.random.Generator) -> tuple[ModuleOp, list[np.ndarray]]:
-    rank = int(rng.choice([1, 2, 3, 4, 5], p=[0.15, 0.3, 0.3, 0.15, 0.1]))
-    sizes = [_size(rng) for _ in range(rank)]
+def random_module(
+    rng: np.random.Generator, wide: bool = False, rank: int | None = None
+) -> tuple[ModuleOp, list[np.ndarray]]:
+    if rank is None and wide:
+        rank = int(rng.choice([1, 2, 3, 4, 5, 6], p=[0.1, 0.2, 0.25, 0.2, 0.15, 0.1]))
+    elif rank is None:
+        rank = int(rng.choice([1, 2, 3, 4, 5], p=[0.15, 0.3, 0.3, 0.15, 0.1]))
+    sizes = [_size(rng, wide) for _ in range(rank)]
     kinds = _draw_kinds(rng, rank)
     reducing = [d for d in range(rank) if kinds[d] != "cc"]
     _shrink(sizes, list(range(rank)), MAX_POINTS)

@@ -2,7 +2,8 @@
 
 `LocatingParser` records where every op starts, so an error found later (by the
 verifier or a pass) can point at the op's line. `load_module` parses and verifies a
-file; `diagnose` turns any exception into the one line the tools print.
+file; `diagnose` turns any exception into the one line the tools print (control
+characters escaped, an overlong message shortened in the middle).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from xdsl.parser import Parser, UnresolvedOperand
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 from xdsl.utils.lexer import Span
 
+from mdh_ir.dialects.mdh import ComputeOp
 from mdh_ir.errors import MDHError
 
 
@@ -27,7 +29,15 @@ class Diagnostic:
 
     def __str__(self) -> str:
         text = " ".join(self.message.split())
+        text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+        if len(text) > MAX_MESSAGE:
+            text = f"{text[: MAX_MESSAGE - 100]} ... {text[-80:]}"
         return f"{self.where}: error: {text}"
+
+
+MAX_MESSAGE = 1000
+"""Longest message printed whole (a garbage token can be megabytes long)."""
+TOO_DEEP = "nesting too deep (beyond Python's recursion limit)"
 
 
 def _line_col(content: str, pos: int) -> tuple[int, int]:
@@ -111,11 +121,24 @@ def load_module(ctx: Context, text: str | bytes, name: str) -> ModuleOp:
         module = parser.parse_module()
     except ParseError:
         raise
-    except DiagnosticException as e:
+    except (DiagnosticException, RecursionError) as e:
         line, col = _line_col(text, parser.pos)
-        raise MDHError(f"{name}:{line}:{col}: {e}") from None
-    verify_located(module)
+        reason = TOO_DEEP if isinstance(e, RecursionError) else e
+        raise MDHError(f"{name}:{line}:{col}: {reason}") from None
+    try:
+        verify_located(module)
+    except RecursionError:
+        raise MDHError(f"{name}: {TOO_DEEP}") from None
     return module
+
+
+def the_compute(module: ModuleOp) -> ComputeOp:
+    """The one `mdh.compute` of `module` (what mdh-run and mdh-tune work on)."""
+    ops = [op for op in module.walk() if isinstance(op, ComputeOp)]
+    if len(ops) != 1:
+        found = f"expected one mdh.compute in the module, found {len(ops)}"
+        raise MDHError(found, ops[1] if ops else None)
+    return ops[0]
 
 
 def diagnose(exc: BaseException, input_name: str) -> Diagnostic:
@@ -127,4 +150,6 @@ def diagnose(exc: BaseException, input_name: str) -> Diagnostic:
             place, _, message = str(exc).partition(": ")
             return Diagnostic(place, message)
         return Diagnostic(where(exc.op, input_name), str(exc))
+    if isinstance(exc, RecursionError):
+        return Diagnostic(input_name, TOO_DEEP)
     return Diagnostic(input_name, str(exc) or type(exc).__name__)

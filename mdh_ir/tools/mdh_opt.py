@@ -4,6 +4,7 @@
     mdh-opt f.mlir -p mdh-default-config,mdh-tile
     mdh-opt --lower-to-opencl f.mlir     # OpenCL kernels + launch description
     cat f.mlir | mdh-opt -o out.mlir
+    mdh-opt --help                       # the options, then our passes one line each
 
 Malformed or invalid input gives one line `file:line:col: error: reason` on stderr and
 exit status 1; nothing is written to the output file then.
@@ -20,12 +21,35 @@ from xdsl.passes import ModulePass, PassPipeline
 from xdsl.utils.exceptions import ArgSpecParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
+from mdh_ir.passes import ALL_PASSES
 from mdh_ir.tools.diagnostics import MDHError, diagnose, load_module, verify_located
+
+
+def pass_summary(pass_type: type[ModulePass]) -> str:
+    """The first line of the pass's module docstring, less its "`name`:" prefix."""
+    doc = (sys.modules[pass_type.__module__].__doc__ or "").strip()
+    return (doc.splitlines() or [""])[0].removeprefix(f"`{pass_type.name}`:").strip()
+
+
+def pass_summaries() -> str:
+    """Each mdh_ir pass with its summary (imports them all)."""
+    lines = ["mdh_ir passes (xDSL's passes are available too):"]
+    lines += [f"  {name:<24}{pass_summary(factory())}" for name, factory in ALL_PASSES.items()]
+    return "\n".join(lines)
+
+
+class HelpFormatter(argparse.RawDescriptionHelpFormatter):
+    """Evaluates a callable epilog, so that `--help` alone pays for `pass_summaries`."""
+
+    def add_text(self, text) -> None:
+        super().add_text(text() if callable(text) else text)
 
 
 class MDHOptMain(xDSLOptMain):
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
         super().register_all_arguments(arg_parser)
+        arg_parser.formatter_class = HelpFormatter
+        arg_parser.epilog = pass_summaries  # type: ignore[assignment]
         arg_parser.add_argument(
             "--lower-to-opencl",
             action="store_true",

@@ -19,13 +19,15 @@ import sys
 import numpy as np
 from xdsl.dialects.builtin import DictionaryAttr
 from xdsl.parser import Parser
+from xdsl.utils.exceptions import VerifyException
 
 from mdh_ir.dialects.mdh import ComputeOp, ConfigAttr
 from mdh_ir.runtime import BuildError, compile_module
 from mdh_ir.semantics.compare import compare
-from mdh_ir.semantics.reference import find_compute, random_inputs
+from mdh_ir.errors import MDHError
+from mdh_ir.semantics.reference import random_inputs
 from mdh_ir.tools.context import make_context
-from mdh_ir.tools.diagnostics import diagnose, load_module
+from mdh_ir.tools.diagnostics import diagnose, load_module, the_compute
 
 
 def apply_config_option(op: ComputeOp, text: str) -> None:
@@ -35,7 +37,10 @@ def apply_config_option(op: ComputeOp, text: str) -> None:
     entries = dict(op.config.entries.data) if op.config is not None else {}
     entries.update(attr.entries.data)
     op.config = ConfigAttr(DictionaryAttr(entries))
-    op.verify_()
+    try:
+        op.verify_()
+    except VerifyException as e:
+        raise MDHError(str(e), op) from None
 
 
 def format_seconds(t: float) -> str:
@@ -45,7 +50,7 @@ def format_seconds(t: float) -> str:
 def run(args: argparse.Namespace) -> int:
     with open(args.input, "rb") as f:
         module = load_module(make_context(), f.read(), args.input)
-    op = find_compute(module)
+    op = the_compute(module)
     if args.config:
         apply_config_option(op, args.config)
     program = compile_module(module, args.device)

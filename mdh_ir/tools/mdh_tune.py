@@ -8,7 +8,10 @@ Every evaluation is stored in the tuning database (`--db`, default `$MDH_TUNING_
 `~/.cache/mdh_ir/tuning.sqlite`): a killed run resumes where it stopped, and a later run
 or `mdh_ir.runtime.compile_module` reuses the best configuration found. `-o` writes the
 IR with the best configuration in the op's `config`, so `mdh-opt --lower-to-opencl` and
-`mdh-run` reproduce the tuned program. `--compare` runs several techniques on the same
+`mdh-run` reproduce the tuned program (a configuration the input already has must be
+valid: it is checked like mdh-run checks it, then replaced). An input that no
+configuration can run (sizes beyond the device's memory or the 32-bit index range) is
+refused before anything is allocated or built. `--compare` runs several techniques on the same
 budget (sharing measured results through the database) and plots their best-so-far
 curves.
 """
@@ -20,9 +23,14 @@ import sys
 from pathlib import Path
 
 from mdh_ir.config import Config
-from mdh_ir.semantics.reference import find_compute
+from mdh_ir.constraints import input_violations, violations
+from mdh_ir.default_config import complete_config
+from mdh_ir.device import PRESETS, DeviceInfo
+from mdh_ir.dialects.mdh import ComputeOp
+from mdh_ir.errors import MDHError
+from mdh_ir.runtime import select_device
 from mdh_ir.tools.context import make_context
-from mdh_ir.tools.diagnostics import diagnose, load_module
+from mdh_ir.tools.diagnostics import diagnose, load_module, the_compute
 from mdh_ir.tools.mdh_run import format_seconds
 from mdh_ir.tuning.database import Database, default_path
 from mdh_ir.tuning.search import TECHNIQUES
@@ -34,8 +42,10 @@ class ProgressBar:
 
     def __init__(self, budget: Budget, label: str = ""):
         self.budget, self.label = budget, label
+        self.drawn = False
 
     def __call__(self, p: Progress) -> None:
+        self.drawn = True
         best = format_seconds(p.best.seconds) if p.best and p.best.seconds else "-"
         total = f"/{self.budget.evaluations}" if self.budget.evaluations else ""
         eta = p.eta(self.budget)
@@ -48,7 +58,8 @@ class ProgressBar:
         sys.stderr.flush()
 
     def close(self) -> None:
-        sys.stderr.write("\n")
+        if self.drawn:
+            sys.stderr.write("\n")
 
 
 def summary(p: Progress) -> str:
@@ -88,11 +99,23 @@ def plot(runs: dict[str, Progress], path: str, title: str) -> None:
     plt.close(fig)
 
 
+def check_input(op: ComputeOp, device: str | None) -> None:
+    """Refuse an input that no configuration can run on the device, or whose own
+    configuration (completed as mdh-run completes it) breaks a rule."""
+    info = DeviceInfo.from_cl(select_device(device))
+    found = input_violations(op, info)
+    if not found and op.config is not None:
+        found = violations(op, complete_config(op, PRESETS[info.kind]), info)
+    if found:
+        raise MDHError(f'mdh.compute "{op.comp_name.data}": {found[0]}', op)
+
+
 def run(args: argparse.Namespace) -> int:
     with open(args.input, "rb") as f:
         module = load_module(make_context(), f.read(), args.input)
-    op = find_compute(module)
+    op = the_compute(module)
     budget = Budget.parse(args.budget)
+    check_input(op, args.device)
     db = Database(args.db or default_path())
     techniques = args.compare.split(",") if args.compare else [args.technique]
     runs: dict[str, Progress] = {}
@@ -112,14 +135,18 @@ def run(args: argparse.Namespace) -> int:
         (p.best for p in runs.values() if p.best is not None), key=lambda e: e.seconds, default=None
     )  # type: ignore[arg-type]
     if best is None:
-        print("no configuration passed the check", file=sys.stderr)
+        print(f"{args.input}: error: no configuration passed the check", file=sys.stderr)
         return 1
     if args.output:
         from xdsl.parser import Parser
 
         attr = Parser(make_context(), best.config).parse_attribute()
         op.config = Config(**Config.from_attr(attr, op)).to_attr()  # type: ignore[arg-type]
-        Path(args.output).write_text(str(module) + "\n")
+        try:
+            Path(args.output).write_text(str(module) + "\n")
+        except OSError as e:
+            print(f"{args.output}: error: cannot write: {e.strerror}", file=sys.stderr)
+            return 1
         print(f"tuned IR: {args.output}")
     return 0
 

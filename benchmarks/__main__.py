@@ -1,0 +1,111 @@
+"""`python -m benchmarks`: tune and measure the benchmark cases against their peers.
+
+    python -m benchmarks --device cpu|gpu [--cases matmul:1024,matvec:4096,...]
+        [--budget 2m] [--db FILE] [--out benchmarks/] [--repeats 20] [--peers P,...] [--quick]
+
+For each case, in this process: build the module, make seeded inputs and the float64
+reference (the catalog's numpy twin), tune ours (TPE, `--budget`, evaluations stored in
+`--db` so that reruns replay them), then time ours with the tuned and the default
+configuration and every peer, each checked against the reference first. The device's
+roofline (copy bandwidth, FMA peak) is measured once at the start of the run. Results go
+to `--out`: `results_<device>.csv` and `.json` (merged: re-measured cases are replaced)
+and that device's section of RESULTS.md; they are saved after every case.
+
+`--quick` is a smoke run: the catalog's small sizes, a budget of a few evaluations,
+5 repeats, and results under `benchmarks/quick/` unless `--out` is given.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import warnings
+from datetime import datetime
+from pathlib import Path
+
+from benchmarks.cases import parse_cases
+from benchmarks.peers import PEERS
+from benchmarks.report import RunInfo, save
+from benchmarks.run import log, run_case
+
+HERE = Path(__file__).parent
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.splitlines()[0])
+    parser.add_argument("--device", choices=["cpu", "gpu"], default="cpu")
+    parser.add_argument("--cases", help="comma-separated ENTRY[:SIZE] (default: the device's bar cases)")
+    parser.add_argument("--budget", help="tuning budget per case (default 2m; --quick: 3evals,30s)")
+    parser.add_argument("--db", help="tuning database (default OUT/tuning.sqlite)")
+    parser.add_argument("--out", type=Path, help="results folder (default benchmarks/, --quick: benchmarks/quick/)")
+    parser.add_argument("--repeats", type=int, help="timed runs per variant (default 20; --quick: 5)")
+    parser.add_argument("--peers", help="comma-separated peers (default: all of the device's)")
+    parser.add_argument("--quick", action="store_true", help="small sizes and a tiny budget")
+    args = parser.parse_args(argv)
+    args.budget = args.budget or ("3evals,30s" if args.quick else "2m")
+    args.repeats = args.repeats or (5 if args.quick else 20)
+    args.out = args.out or (HERE / "quick" if args.quick else HERE)
+    args.db = args.db or str(args.out / "tuning.sqlite")
+    args.peers = args.peers.split(",") if args.peers else PEERS[args.device]
+    unknown = [p for p in args.peers if p not in PEERS[args.device]]
+    if unknown:
+        parser.error(f"unknown peer {unknown[0]} (on {args.device}: {', '.join(PEERS[args.device])})")
+    return args
+
+
+def libraries(device: str) -> list[str]:
+    """What the peers are built on, as text for the report."""
+    import numpy as np
+
+    from benchmarks.clblast import library, library_path
+    from benchmarks.openblas import openblas_info
+
+    found = [f"numpy {np.__version__}"]
+    blas = openblas_info()
+    found.append(f"OpenBLAS: {blas.describe()}" if blas else "numpy does not use OpenBLAS")
+    try:
+        library()
+        found.append(f"CLBlast: {library_path()}")
+    except OSError as e:
+        found.append(f"CLBlast: n/a ({e})")
+    if device == "gpu":
+        try:
+            import torch
+
+            found.append(f"torch {torch.__version__} (CUDA {torch.version.cuda}, cuDNN {torch.backends.cudnn.version()})")
+        except ImportError:
+            found.append("torch: n/a (not installed)")
+    return found
+
+
+def main(argv: list[str] | None = None) -> int:
+    from benchmarks.measure import measure_roofline
+    from mdh_ir.device import DeviceInfo
+    from mdh_ir.runtime import _context, select_device
+
+    args = parse_args(argv)
+    warnings.filterwarnings("ignore", message="Non-empty compiler output")  # pyopencl: PoCL's notes
+    cases = parse_cases(args.cases, args.device)
+    if args.quick:
+        cases = list({c.name: c for c in (c.small() for c in cases)}.values())
+    device = select_device(args.device)
+    info = DeviceInfo.from_cl(device)
+    log(f"{info.name} ({info.platform}, driver {info.driver}): {len(cases)} cases, budget {args.budget}")
+    ctx, queue = _context(device)
+    roofline = measure_roofline(ctx, queue, device, nbytes=(64 if args.quick else 512) << 20)
+    log(f"copy bandwidth {roofline.copy_bandwidth / 1e9:.1f} GB/s, FMA peak {roofline.fma_peak / 1e9:.1f} GFLOP/s")
+    run = RunInfo(
+        run=datetime.now().isoformat(timespec="seconds"), device=info.name, platform=info.platform,
+        driver=info.driver, budget=args.budget, repeats=args.repeats, quick=args.quick,
+        roofline=roofline, libraries=libraries(args.device), load=os.getloadavg()[0],
+    )  # fmt: skip
+    for case in cases:
+        result = run_case(case, args.device, args.budget, args.db, args.repeats, args.peers)
+        save(args.out, args.device, run, [result])
+    log(f"results: {args.out / 'RESULTS.md'}, {args.out / f'results_{args.device}.csv'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,198 @@
+"""Timing: variants prepared for measurement (`Sampler`), their interleaved timing, the
+resulting `Measurement`s, and the device's roofline (copy bandwidth and FMA peak)
+measured with OpenCL profiling events.
+
+The variants of a case are timed round-robin: one run of each, `repeats` times over, so
+that every variant sees the same conditions (other work on a shared machine, clocks) and
+their ratios hold even when absolute times drift.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+POISON = np.uint8(0x7F)
+"""Byte pattern that output buffers are filled with before a run: 0x7F7F7F7F is a huge
+finite float (3.4e38), so an output that is not written fails the check, and a BLAS
+routine that scales C by beta = 0 still gets 0."""
+
+
+@dataclass
+class Measurement:
+    """One variant of one case: its times (seconds), or why there are none."""
+
+    variant: str
+    times: list[float] = field(default_factory=list)
+    note: str = ""
+    """How it was measured, the check result, or why it is not available."""
+    available: bool = True
+
+    @staticmethod
+    def missing(variant: str, reason: str) -> Measurement:
+        return Measurement(variant, [], reason, available=False)
+
+    @property
+    def median(self) -> float | None:
+        return statistics.median(self.times) if self.times else None
+
+    @property
+    def min(self) -> float | None:
+        return min(self.times) if self.times else None
+
+    @property
+    def max(self) -> float | None:
+        return max(self.times) if self.times else None
+
+
+@dataclass
+class Sampler:
+    """A variant built, warmed up and checked against the reference: each call of
+    `sample` runs it once and returns {variant: seconds} (one run may time several
+    variants, e.g. a routine and its last kernel)."""
+
+    sample: Callable[[], dict[str, float]]
+    notes: dict[str, str]
+    """The variants it times, each with its note."""
+
+
+def host_sampler(variant: str, run: Callable[[], object], note: str) -> Sampler:
+    """Wall-clock time of one call of `run`."""
+
+    def sample() -> dict[str, float]:
+        start = time.perf_counter()
+        run()
+        return {variant: time.perf_counter() - start}
+
+    return Sampler(sample, {variant: note})
+
+
+def interleave(prepared: list[Sampler | Measurement], repeats: int) -> list[Measurement]:
+    """Time every sampler `repeats` times, round-robin, after one warm-up round; a
+    sampler that raises is dropped and its variants marked unavailable. Measurements
+    in `prepared` (unavailable, or timed elsewhere) are passed through in order."""
+    failed: dict[int, str] = {}
+    times: dict[str, list[float]] = {}
+    samplers = [(i, p) for i, p in enumerate(prepared) if isinstance(p, Sampler)]
+    for round_ in range(repeats + 1):
+        for i, sampler in samplers:
+            if i in failed:
+                continue
+            try:
+                result = sampler.sample()
+            except Exception as e:  # noqa: BLE001 - the other variants go on
+                failed[i] = f"failed while timed ({type(e).__name__}: {str(e)[:300]})"
+                continue
+            if round_ > 0:
+                for variant, seconds in result.items():
+                    times.setdefault(variant, []).append(seconds)
+    out: list[Measurement] = []
+    for i, p in enumerate(prepared):
+        if isinstance(p, Measurement):
+            out.append(p)
+        elif i in failed:
+            out += [Measurement.missing(v, failed[i]) for v in p.notes]
+        else:
+            out += [Measurement(v, times[v], note) for v, note in p.notes.items()]
+    return out
+
+
+def event_seconds(event) -> float:
+    """Duration of a finished OpenCL command from its profiling information."""
+    return (event.profile.end - event.profile.start) * 1e-9
+
+
+@dataclass(frozen=True)
+class Roofline:
+    """The device's attainable rates, measured in the same run as the cases."""
+
+    copy_bandwidth: float
+    """Bytes per second, read + written, of the faster of clEnqueueCopyBuffer and a copy kernel."""
+    fma_peak: float
+    """FLOP per second (an FMA counts 2) of a kernel of long independent FMA chains."""
+
+    def fraction(self, seconds: float, nbytes: int, flops: int) -> float:
+        """Share of the roofline reached: the lower bound on the time (moving `nbytes`
+        at copy bandwidth, or `flops` at the FMA peak, whichever takes longer) / time."""
+        return max(nbytes / self.copy_bandwidth, flops / self.fma_peak) / seconds
+
+    def bound(self, nbytes: int, flops: int) -> str:
+        return "memory" if nbytes / self.copy_bandwidth >= flops / self.fma_peak else "compute"
+
+
+_COPY_KERNEL = """
+__kernel void copy(__global const float4 *src, __global float4 *dst) {
+    size_t i = get_global_id(0);
+    dst[i] = src[i];
+}
+"""
+
+_FMA_CHAINS = 8
+_FMA_KERNEL = """
+__kernel void fma_peak(__global float *out, float a, float b, int iterations) {
+    float8 x[CHAINS];
+    for (int c = 0; c < CHAINS; ++c)
+        x[c] = (float8)(get_global_id(0) * 1e-9f + c);
+    for (int i = 0; i < iterations; ++i) {
+        #pragma unroll
+        for (int c = 0; c < CHAINS; ++c)
+            x[c] = fma(x[c], (float8)(a), (float8)(b));
+    }
+    float8 s = x[0];
+    for (int c = 1; c < CHAINS; ++c)
+        s += x[c];
+    out[get_global_id(0)] = s.s0 + s.s1 + s.s2 + s.s3 + s.s4 + s.s5 + s.s6 + s.s7;
+}
+"""
+
+
+def measure_roofline(ctx, queue, device, nbytes: int = 512 << 20, repeats: int = 5) -> Roofline:
+    """Copy bandwidth (copying `nbytes`) and FMA peak of the OpenCL device, best of
+    `repeats` each."""
+    copy = _copy_bandwidth(ctx, queue, device, nbytes, repeats)
+    return Roofline(copy, _fma_peak(ctx, queue, device, repeats))
+
+
+def _finished(event) -> float:
+    event.wait()
+    return event_seconds(event)
+
+
+def _copy_bandwidth(ctx, queue, device, nbytes: int, repeats: int) -> float:
+    import pyopencl as cl
+
+    nbytes = min(nbytes, device.max_mem_alloc_size // 2) // 64 * 64
+    src = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, nbytes)
+    dst = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, nbytes)
+    _finished(cl.enqueue_fill_buffer(queue, src, np.float32(1), 0, nbytes))
+    _finished(cl.enqueue_fill_buffer(queue, dst, np.float32(0), 0, nbytes))
+    kernel = cl.Program(ctx, _COPY_KERNEL).build().copy
+    copies = [
+        lambda: cl.enqueue_copy(queue, dst, src, byte_count=nbytes),
+        lambda: kernel(queue, (nbytes // 16,), None, src, dst),
+    ]
+    best = min(min(_finished(copy()) for _ in range(repeats + 1)) for copy in copies)
+    return 2 * nbytes / best
+
+
+def _fma_peak(ctx, queue, device, repeats: int) -> float:
+    import pyopencl as cl
+
+    program = cl.Program(ctx, _FMA_KERNEL).build(options=[f"-DCHAINS={_FMA_CHAINS}"])
+    kernel = cl.Kernel(program, "fma_peak")
+    items = device.max_compute_units * (2048 if device.type & cl.device_type.GPU else 512)
+    out = cl.Buffer(ctx, cl.mem_flags.WRITE_ONLY, items * 4)
+
+    def run(iterations: int) -> float:
+        args = (out, np.float32(0.999), np.float32(1e-3), np.int32(iterations))
+        return _finished(kernel(queue, (items,), None, *args))
+
+    iterations = 64
+    while run(iterations) < 0.02 and iterations < 1 << 24:  # about 20 ms a run
+        iterations *= 2
+    best = min(run(iterations) for _ in range(repeats))
+    return 2 * 8 * _FMA_CHAINS * iterations * items / best

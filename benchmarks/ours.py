@@ -1,0 +1,94 @@
+"""Our lowering: tuning, its three configurations (tuned, default, naive) and their timing.
+
+Every configuration is passed explicitly to `compile_module`, so no tuning database
+outside `--db` changes what is measured.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.parser import Parser
+
+from benchmarks.measure import Measurement, Sampler
+from benchmarks.run import CaseData, log
+from mdh_ir.config import Config
+from mdh_ir.default_config import complete_config, default_config
+from mdh_ir.device import DeviceInfo
+from mdh_ir.dialects.mdh import ConfigAttr
+from mdh_ir.runtime import compile_module, select_device
+from mdh_ir.semantics.reference import find_compute
+from mdh_ir.tools.context import make_context
+from mdh_ir.tuning.database import Database
+from mdh_ir.tuning.tuner import Budget, Progress, Tuner
+
+
+@dataclass(frozen=True)
+class Tuning:
+    config: Config | None
+    """The best configuration of this tuning run (None if none was correct)."""
+    summary: str
+    """The budget used: evaluations (replayed from the database, failed) and seconds."""
+
+
+def tune(data: CaseData, device: str, budget: str, db: str) -> Tuning:
+    """Tune `data`'s computation with TPE within `budget`, checking candidates against
+    the float64 reference; evaluations are stored in (and replayed from) `db`."""
+    shown = [0]
+
+    def progress(p: Progress) -> None:
+        if p.evaluations >= shown[0] + 10:
+            shown[0] = p.evaluations
+            best = f"{p.best.seconds * 1e3:.4g} ms" if p.best and p.best.seconds else "-"
+            log(f"   tuning: {p.evaluations} evaluations, {p.elapsed:.0f} s, best {best}")
+
+    tuner = Tuner(data.module, Database(db), device, technique="tpe", seed=0, progress=progress)
+    p = tuner.run(Budget.parse(budget), inputs=data.inputs, reference=data.reference)
+    summary = f"{p.evaluations} evals ({p.replayed} replayed, {p.failures} failed), {p.elapsed:.0f} s"
+    log(f"   tuning: {summary}")
+    if p.best is None:
+        return Tuning(None, summary)
+    attr = Parser(make_context(), p.best.config).parse_attribute()
+    op = find_compute(data.module)
+    return Tuning(Config(**Config.from_attr(attr, op)), summary)  # type: ignore[arg-type]
+
+
+def default(data: CaseData, device: str) -> Config:
+    """The default configuration for the device (no measurement)."""
+    return default_config(find_compute(data.module), DeviceInfo.from_cl(select_device(device)))
+
+
+def naive(data: CaseData, device: str) -> Config:
+    """One work-item per work-group and per output point: lt_size = pt_size = 1 and
+    num_wg = N on kept dimensions, each pw dimension whole in one loop, num_wi = 1, no
+    vectors or unrolling; every other key completed as the default would be."""
+    module = data.module.clone()
+    op = find_compute(module)
+    kept = [c.kind != "pw" for c in op.combines]
+    tile = [1 if k else n for n, k in zip(op.sizes, kept)]
+    op.config = ConfigAttr.from_values(
+        dict(
+            num_wg=[n if k else 1 for n, k in zip(op.sizes, kept)],
+            num_wi=[1] * op.rank,
+            lt_size=tile,
+            pt_size=tile,
+            vector_width=1,
+            unroll=1,
+        )
+    )
+    return complete_config(op, DeviceInfo.from_cl(select_device(device)))
+
+
+def sampler(variant: str, data: CaseData, device: str, config: Config) -> Sampler | Measurement:
+    """`config` compiled and checked: a run's time is the kernel time from OpenCL
+    profiling events, summed over the program's kernels."""
+    program = compile_module(data.module, device, config)
+    outputs, _ = program.run(data.inputs, repeats=1)
+    wrong = data.check(outputs)
+    if wrong is not None:
+        return Measurement.missing(variant, f"wrong result: {wrong}")
+
+    def sample() -> dict[str, float]:
+        return {variant: program.run(data.inputs, repeats=1)[1][0]}
+
+    return Sampler(sample, {variant: f"config {program.config.to_attr()}"})

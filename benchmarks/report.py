@@ -1,0 +1,283 @@
+"""Results on disk: the raw CSV and run descriptions per device, and RESULTS.md.
+
+`results_<device>.csv` holds one row per case and variant (min/median/max); it is the
+source of truth: a run replaces the rows of the cases it measured and keeps the others,
+so a device's cases can be measured in several runs. `results_<device>.json` describes
+each run the rows come from (device, driver, date, libraries, the measured roofline).
+RESULTS.md gets one section per device, regenerated from those two files; the other
+devices' sections are kept as they are.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import re
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from benchmarks.measure import Roofline
+from benchmarks.peers import PEERS
+from benchmarks.run import CaseResult
+
+COLUMNS = [
+    "run", "case", "computation", "sizes", "variant", "status", "min_ms", "median_ms", "max_ms",
+    "repeats", "bytes", "flops", "load", "tuning", "note",
+]  # fmt: skip
+
+TITLE = "# Benchmark results"
+PREAMBLE = """{title}
+
+Written by `python -m benchmarks` (see `benchmarks/__main__.py`); raw data in
+`results_<device>.csv`, run descriptions in `results_<device>.json`. Times are medians in
+ms (min and max in the CSV). Within a case, every variant is timed round-robin (one run
+of each, `repeats` times over, after a warm-up round), so they share the machine's
+conditions; the CSV's `load` is the 1-minute load average after a case's timing. Ratios
+are peer time / our tuned time: > 1 means we are faster; "default / tuned" is our
+default configuration's time over the tuned one.
+Roofline: the share of the device's measured limit reached by our tuned kernel, the
+limit being the longer of moving every input once and every output once at the measured
+copy bandwidth, and the FLOPs at the measured FMA peak.
+"""
+
+SECTION_RE = r"<!-- begin {0} -->.*?<!-- end {0} -->\n?"
+
+LABELS = {"clblast": "CLBlast", "numpy-skylakex": "numpy SkylakeX"}
+
+HOW = {
+    "cpu": [
+        "ours: kernel time from OpenCL profiling events (PoCL), summed over the program's kernels",
+        "roofline: copy bandwidth and FMA peak measured from OpenCL in the same run (header)",
+        "naive: our lowering with one work-item per work-group and per output point"
+        " (lt_size = pt_size = 1, num_wg = N on kept dims; pw dims whole in one loop; no vectors)",
+        "numpy: wall clock of the numpy formulation on float32 inputs (below), after a warm-up",
+        "numpy SkylakeX: numpy in a subprocess with OPENBLAS_CORETYPE=SkylakeX (AVX-512 kernels)",
+        "CLBlast: default (built-in) parameters on the same PoCL device, through ctypes: from the"
+        " end of a marker just before the routine to the end of the event it returns (its last"
+        " kernel), its kernels queued behind a gate so they run back to back (see"
+        " benchmarks/clblast.py; the last kernel alone is in the CSV as `clblast last kernel`)",
+    ],
+    "gpu": [
+        "ours: kernel time from OpenCL profiling events (NVIDIA OpenCL), summed over the kernels",
+        "torch: cuBLAS/cuDNN/torch kernels with TF32 off (cudnn.benchmark on), CUDA events",
+        "CLBlast: built-in parameters on the NVIDIA OpenCL platform, timed as on the CPU; its"
+        " database (1.5.3) has no entries for Hopper, so it falls back to defaults (listed below)",
+        "roofline: copy bandwidth and FMA peak measured from OpenCL in the same run (header)",
+    ],
+}
+
+
+@dataclass
+class RunInfo:
+    """One invocation of the harness on one device."""
+
+    run: str
+    """Its start time, ISO format: the run's id."""
+    device: str
+    platform: str
+    driver: str
+    budget: str
+    repeats: int
+    quick: bool
+    roofline: Roofline | None
+    libraries: list[str]
+    """numpy/OpenBLAS, CLBlast, torch versions as text."""
+    load: float
+    """The 1-minute load average when the run started (other work skews the times)."""
+
+    def describe(self) -> str:
+        parts = [f"{self.device} ({self.platform}, driver {self.driver})"]
+        parts.append(f"tuning budget {self.budget} per case (TPE), {self.repeats} timed repeats")
+        parts.append(f"load average {self.load:.2f} at the start")
+        if self.quick:
+            parts.append("quick smoke run (small sizes)")
+        if self.roofline is not None:
+            r = self.roofline
+            parts.append(f"measured copy bandwidth {r.copy_bandwidth / 1e9:.1f} GB/s, FMA peak {r.fma_peak / 1e9:.1f} GFLOP/s")
+        return "; ".join(parts) + "".join(f"\n  - {lib}" for lib in self.libraries)
+
+
+def _ms(seconds: float | None) -> str:
+    return f"{seconds * 1e3:.4g}" if seconds is not None else ""
+
+
+def rows(run: RunInfo, result: CaseResult) -> list[dict[str, str]]:
+    """The CSV rows of one case."""
+    out = []
+    for m in result.measurements:
+        out.append(dict(
+            run=run.run, case=result.case.name, computation=result.case.entry,
+            sizes=result.case.size_text, variant=m.variant,
+            status="ok" if m.available else "n/a",
+            min_ms=_ms(m.min), median_ms=_ms(m.median), max_ms=_ms(m.max),
+            repeats=str(len(m.times)), bytes=str(result.nbytes), flops=str(result.flops),
+            load=f"{result.load:.2f}",
+            tuning=result.tuning if m.variant == "ours tuned" else "",
+            note=m.note,
+        ))  # fmt: skip
+    return out
+
+
+def save(out: Path, device: str, run: RunInfo, results: list[CaseResult]) -> None:
+    """Merge this run's rows into the device's CSV and JSON, then rewrite its RESULTS.md section."""
+    out.mkdir(parents=True, exist_ok=True)
+    csv_path, json_path = out / f"results_{device}.csv", out / f"results_{device}.json"
+    new = [r for result in results for r in rows(run, result)]
+    measured = {r["case"] for r in new}
+    old = _read_csv(csv_path)
+    merged, placed = [], set()
+    for r in old:  # keep the order of known cases; replace the re-measured ones in place
+        if r["case"] in measured:
+            if r["case"] not in placed:
+                merged += [n for n in new if n["case"] == r["case"]]
+                placed.add(r["case"])
+        else:
+            merged.append(r)
+    merged += [n for n in new if n["case"] not in placed]
+    with csv_path.open("w", newline="") as f:
+        writer = csv.DictWriter(f, COLUMNS)
+        writer.writeheader()
+        writer.writerows(merged)
+    runs = json.loads(json_path.read_text()) if json_path.exists() else {}
+    runs[run.run] = asdict(run)
+    used = {r["run"] for r in merged}
+    runs = {k: v for k, v in sorted(runs.items()) if k in used}
+    json_path.write_text(json.dumps(runs, indent=1) + "\n")
+    _write_section(out / "RESULTS.md", device, section(device, merged, [_run_info(v) for v in runs.values()]))
+
+
+def _read_csv(path: Path) -> list[dict[str, str]]:
+    if not path.exists():
+        return []
+    with path.open(newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def _run_info(d: dict) -> RunInfo:
+    roofline = Roofline(**d["roofline"]) if d.get("roofline") else None
+    return RunInfo(**{**d, "roofline": roofline})
+
+
+def _write_section(path: Path, device: str, text: str) -> None:
+    current = path.read_text() if path.exists() else PREAMBLE.format(title=TITLE)
+    block = f"<!-- begin {device} -->\n{text}\n<!-- end {device} -->\n"
+    pattern = re.compile(SECTION_RE.format(device), re.S)
+    if pattern.search(current):
+        current = pattern.sub(lambda _: block, current)
+    elif device == "cpu" and "<!-- begin gpu -->" in current:
+        current = current.replace("<!-- begin gpu -->", block + "\n<!-- begin gpu -->")
+    else:
+        current = current.rstrip("\n") + "\n\n" + block
+    path.write_text(current)
+
+
+# --- the device's section ---------------------------------------------------------------
+
+
+def _median(row: dict[str, str] | None) -> float | None:
+    return float(row["median_ms"]) if row and row["status"] == "ok" and row["median_ms"] else None
+
+
+def _roofline_cell(row: dict[str, str] | None, roofline: Roofline | None) -> str:
+    t = _median(row)
+    if t is None or roofline is None or row is None:
+        return ""
+    seconds, nbytes, flops = t * 1e-3, int(row["bytes"]), int(row["flops"])
+    share = roofline.fraction(seconds, nbytes, flops)
+    if roofline.bound(nbytes, flops) == "memory":
+        return f"{share:.0%} ({nbytes / seconds / 1e9:.4g} GB/s)"
+    return f"{share:.0%} ({flops / seconds / 1e9:.4g} GFLOP/s)"
+
+
+def _ratio(peer: float | None, ours: float | None) -> str:
+    return f"{peer / ours:.2f}" if peer and ours else ""
+
+
+def section(device: str, rows: list[dict[str, str]], runs: list[RunInfo]) -> str:
+    """The Markdown section of one device: header, table, notes."""
+    peers = PEERS[device]
+    run_index = {r.run: i + 1 for i, r in enumerate(runs)}
+    by_run = {r.run: r for r in runs}
+    cases: dict[str, dict[str, dict[str, str]]] = {}
+    for r in rows:
+        cases.setdefault(r["case"], {})[r["variant"]] = r
+    reasons = _common_reasons(cases, peers)
+    shown = ["ours tuned", "ours default", *peers]
+
+    lines = [f"## {device.upper()}: {runs[-1].device if runs else '?'}", ""]
+    lines += [f"Run {run_index[r.run]}, {r.run}: {r.describe()}" for r in runs]
+    lines.append("")
+    head = ["computation", "sizes", "ours tuned (ms)", "ours default (ms)"]
+    head += [f"{LABELS.get(p, p)} (ms)" for p in peers]
+    head += ["default / tuned"] + [f"{LABELS.get(p, p)} / ours" for p in peers]
+    head += ["roofline (ours tuned)", "tuning budget used", "run", "notes"]
+    lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    ratios: dict[int, list[float]] = {}
+    for variants in cases.values():
+        tuned, default = variants.get("ours tuned"), variants.get("ours default")
+        any_row = next(iter(variants.values()))
+        ours = _median(tuned)
+        times = [_median(tuned), _median(default)] + [_median(variants.get(p)) for p in peers]
+        cells = [any_row["computation"], any_row["sizes"]]
+        cells += [_ms(t * 1e-3) if t is not None else "n/a" for t in times]
+        row_ratios = [_ratio(_median(default), ours)] + [_ratio(_median(variants.get(p)), ours) for p in peers]
+        for i, text in enumerate(row_ratios):
+            if text:
+                ratios.setdefault(i, []).append(float(text))
+        run = by_run.get(any_row["run"])
+        notes = [
+            f"{LABELS.get(v, v)}: {row['note']}" for v, row in variants.items()
+            if v in shown and row["status"] != "ok" and (v, row["note"]) not in reasons
+        ]  # fmt: skip
+        cells += row_ratios
+        cells += [
+            _roofline_cell(tuned, run.roofline if run else None),
+            tuned["tuning"] if tuned else "",
+            str(run_index.get(any_row["run"], "?")),
+            "; ".join(notes),
+        ]
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    means = [_geomean(ratios.get(i, [])) for i in range(1 + len(peers))]
+    cells = ["geometric mean", ""] + [""] * (2 + len(peers)) + means + [""] * 4
+    lines.append("| " + " | ".join(cells) + " |")
+    lines += ["", "How each variant is measured:", ""] + [f"- {h}" for h in HOW[device]]
+    if reasons:
+        lines += ["", "Not available in any case:", ""]
+        lines += [f"- {LABELS.get(v, v)}: {note}" for v, note in sorted(reasons)]
+    lines += _details(cases)
+    return "\n".join(lines)
+
+
+def _common_reasons(cases: dict[str, dict[str, dict[str, str]]], peers: list[str]) -> set[tuple[str, str]]:
+    """(variant, reason) pairs of variants unavailable with the same reason in every case."""
+    common = set()
+    for p in peers:
+        notes = {v[p]["note"] for v in cases.values() if p in v and v[p]["status"] != "ok"}
+        if len(notes) == 1 and all(p in v and v[p]["status"] != "ok" for v in cases.values()):
+            common.add((p, notes.pop()))
+    return common
+
+
+def _geomean(values: list[float]) -> str:
+    return f"{math.exp(sum(map(math.log, values)) / len(values)):.2f}" if values else ""
+
+
+def _details(cases: dict[str, dict[str, dict[str, str]]]) -> list[str]:
+    """numpy formulations, CLBlast parameters and tuned configurations."""
+    lines = []
+    numpy = {v["numpy"]["computation"]: v["numpy"]["note"] for v in cases.values() if v.get("numpy", {}).get("status") == "ok"}
+    if numpy:
+        lines += ["", "numpy formulations:", ""] + [f"- {c}: `{n}`" for c, n in numpy.items()]
+    clblast = {c: v["clblast"]["note"].split("; ", 1) for c, v in cases.items() if v.get("clblast", {}).get("status") == "ok"}
+    if clblast:
+        lines += ["", "CLBlast, how each case was timed:", ""] + [f"- {c}: {how}" for c, (how, _) in clblast.items()]
+        lines += ["", "CLBlast parameters (as `clblast::RetrieveParameters` reports them):", ""]
+        lines += [f"- {p}" for p in sorted({p for _, params in clblast.values() for p in params.split("; ")})]
+    tuned = [(c, v["ours tuned"]["note"]) for c, v in cases.items() if v.get("ours tuned", {}).get("status") == "ok"]
+    if tuned:
+        lines += ["", "<details><summary>Tuned configurations</summary>", ""]
+        lines += [f"- {c}: `{n.removeprefix('config ')}`" for c, n in tuned]
+        lines += ["", "</details>"]
+    return lines
+

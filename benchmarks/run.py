@@ -1,0 +1,120 @@
+"""One case end to end: its data (module, seeded inputs, float64 reference, bytes and
+FLOPs), tuning, and the interleaved timing of ours and of every peer in this process."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+from xdsl.dialects.builtin import ModuleOp
+
+from benchmarks.cases import Case
+from benchmarks.measure import Measurement, Sampler, interleave
+from mdh_ir.catalog import CATALOG
+from mdh_ir.semantics.compare import compare
+from mdh_ir.semantics.reference import find_compute
+from mdh_ir.semantics.scalar_eval import numpy_dtype
+
+SEED = 0
+
+FLOPS_PER_POINT = {
+    "dot": 2, "matvec": 2, "matmul": 2, "matmul_t": 2, "bmatmul": 2, "tensor_contraction": 2,
+    "mcc": 2, "mcc_capsule": 2, "gaussian": 2, "jacobi1d": 3, "jacobi3d": 6,
+    "reduce_sum": 1, "reduce_max": 1, "prefix_sum": 1, "bias_add": 1, "exp": 1,
+}  # fmt: skip
+"""Floating-point operations per point of the iteration space (an FMA counts 2; a
+7-point sum 6 additions); computations without float arithmetic count none."""
+
+
+@dataclass
+class CaseData:
+    """Everything every variant of one case shares."""
+
+    case: Case
+    module: ModuleOp
+    inputs: list[np.ndarray]
+    reference: list[np.ndarray]
+    """The catalog's numpy twin, in float64."""
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes moved once: every input read once, every output written once."""
+        types = find_compute(self.module).output_element_types
+        outputs = sum(r.size * numpy_dtype(t).itemsize for r, t in zip(self.reference, types))
+        return sum(x.nbytes for x in self.inputs) + outputs
+
+    @property
+    def flops(self) -> int:
+        return FLOPS_PER_POINT.get(self.case.entry, 0) * self.case.points
+
+    def check(self, outputs: list[np.ndarray]) -> str | None:
+        """None if `outputs` match the reference, else what is wrong."""
+        result = compare(self.module, self.inputs, outputs, self.reference)
+        return None if result.ok else result.message
+
+
+def case_data(case: Case) -> CaseData:
+    """The module, seeded inputs and float64 reference of `case`."""
+    entry = CATALOG[case.entry]
+    inputs = entry.inputs(np.random.default_rng(SEED), **case.sizes)
+    reference = entry.expected(inputs, **case.sizes)
+    return CaseData(case, entry.build(**case.sizes), inputs, reference)
+
+
+@dataclass
+class CaseResult:
+    case: Case
+    nbytes: int
+    flops: int
+    measurements: list[Measurement] = field(default_factory=list)
+    tuning: str = ""
+    """The budget used: evaluations and seconds."""
+    load: float = 0.0
+    """The 1-minute load average after the timing (other work on the machine skews it)."""
+
+
+def log(message: str) -> None:
+    print(message, file=sys.stderr, flush=True)
+
+
+def attempt(variant: str, prepare: Callable[[], Sampler | Measurement]) -> Sampler | Measurement:
+    """`prepare()`, or an unavailable measurement naming the error it raised."""
+    try:
+        return prepare()
+    except Exception as e:  # noqa: BLE001 - a failing variant must not stop the run
+        reason = f"{type(e).__name__}: {str(e).strip().splitlines()[0] if str(e).strip() else ''}"
+        return Measurement.missing(variant, f"failed ({reason[:300]})")
+
+
+def run_case(
+    case: Case, device: str, budget: str, db: str, repeats: int, peers: list[str]
+) -> CaseResult:
+    """Tune ours, then time ours (tuned and default) and `peers` on `case`, interleaved."""
+    from benchmarks import ours, peers as peer_module
+
+    log(f"== {case.name} ({case.size_text})")
+    data = case_data(case)
+    result = CaseResult(case, data.nbytes, data.flops)
+    try:
+        tuning = ours.tune(data, device, budget, db)
+        result.tuning = tuning.summary
+    except Exception as e:  # noqa: BLE001 - the case is still measured untuned
+        tuning, result.tuning = None, f"tuning failed ({type(e).__name__}: {e})"
+    prepared: list[Sampler | Measurement] = []
+    if tuning is None or tuning.config is None:
+        prepared.append(Measurement.missing("ours tuned", "no correct tuned configuration"))
+    else:
+        tuned = tuning.config
+        prepared.append(attempt("ours tuned", lambda: ours.sampler("ours tuned", data, device, tuned)))
+    default = lambda: ours.sampler("ours default", data, device, ours.default(data, device))  # noqa: E731
+    prepared.append(attempt("ours default", default))
+    for name in peers:
+        prepared += peer_module.prepare(name, data, device, repeats)
+    result.measurements = interleave(prepared, repeats)
+    result.load = os.getloadavg()[0]
+    for m in result.measurements:
+        log(f"   {m.variant:>19}: " + (f"{m.median * 1e3:.4g} ms" if m.times else f"n/a ({m.note})"))
+    return result

@@ -1,0 +1,15 @@
+// An unregistered type.
+// EXPECT: 7:30: 'foo.matrix' is not registered
+func.func @mul(%a: f32, %b: f32) -> f32 {
+  %r = arith.mulf %a, %b : f32
+  func.return %r : f32
+}
+func.func @mv(%M: !foo.matrix, %v: memref<4xf32>) -> memref<8xf32> {
+  %w = mdh.compute "mv"
+    {inp_view = [[affine_map<(i, k) -> (i, k)>], [affine_map<(i, k) -> (k)>]],
+     md_hom = {scalar_func = @mul, combine_ops = ["cc", ["pw", "add"]]},
+     out_view = [[affine_map<(i, k) -> (i)>]]}
+    {inp_types = [f32, f32], mda_size = [8, 4], out_types = [f32]}
+    (%M, %v) : (!foo.matrix, memref<4xf32>) -> memref<8xf32>
+  func.return %w : memref<8xf32>
+}

@@ -1,0 +1,4 @@
+// Comments only: no operation.
+// EXPECT: 1:1: the input holds no operation
+// nothing else
+

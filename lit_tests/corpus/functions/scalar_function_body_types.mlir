@@ -1,0 +1,16 @@
+// The scalar function adds values of two different types.
+// EXPECT: 5:23: operand is used with type f32, but has been previously used or defined with type f64
+func.func @mul(%a: f32, %b: f32) -> f32 {
+  %c = arith.constant 1.0 : f64
+  %r = arith.addf %a, %c : f32
+  func.return %r : f32
+}
+func.func @mv(%M: memref<8x4xf32>, %v: memref<4xf32>) -> memref<8xf32> {
+  %w = mdh.compute "mv"
+    {inp_view = [[affine_map<(i, k) -> (i, k)>], [affine_map<(i, k) -> (k)>]],
+     md_hom = {scalar_func = @mul, combine_ops = ["cc", ["pw", "add"]]},
+     out_view = [[affine_map<(i, k) -> (i)>]]}
+    {inp_types = [f32, f32], mda_size = [8, 4], out_types = [f32]}
+    (%M, %v) : (memref<8x4xf32>, memref<4xf32>) -> memref<8xf32>
+  func.return %w : memref<8xf32>
+}

@@ -1,0 +1,16 @@
+// Valid IR followed by 256 bytes >= 0x80.
+// EXPECT: 16:1: input is not valid UTF-8
+func.func @mul(%a: f32, %b: f32) -> f32 {
+  %r = arith.mulf %a, %b : f32
+  func.return %r : f32
+}
+func.func @mv(%M: memref<8x4xf32>, %v: memref<4xf32>) -> memref<8xf32> {
+  %w = mdh.compute "mv"
+    {inp_view = [[affine_map<(i, k) -> (i, k)>], [affine_map<(i, k) -> (k)>]],
+     md_hom = {scalar_func = @mul, combine_ops = ["cc", ["pw", "add"]]},
+     out_view = [[affine_map<(i, k) -> (i)>]]}
+    {inp_types = [f32, f32], mda_size = [8, 4], out_types = [f32]}
+    (%M, %v) : (memref<8x4xf32>, memref<4xf32>) -> memref<8xf32>
+  func.return %w : memref<8xf32>
+}
+«¹ññàçáÊÉóŠÜ“šÇàùùá©Îå×äã‚Ÿ†ÿ’¢ØŠ¼ Ë¯çŠÙï˜«ö™î´‘Á¶ôŸØÁ³Ì÷ŒÔíÛÏá£ÛŒ¼æÖßÇ¦¶©ºù¸ª¡ıíØ‚©¼‰œòò×ş‹Úœì´Ş°ƒá¥Ö§¼×á¼½º³­ÿåúÇÌ“úÉŠéĞŒı‰¦ëß«âî“•®ŞÑÖé„ÕÍÁø—õÉ°§üÑí­´è Á…¹¿•™¡€†ôŸ¾§­±†ò›Š…ñÆèğŠìáÉå„äİŒ«Æ•Ğ…èË°ğÓõÉ„½ËÄ‡ü­ğ…¸³Ï÷±¦óæÊÆ³à²÷„Ãö±¤÷«¡íë¨¸¥ÒÂÃÌºÔ³
