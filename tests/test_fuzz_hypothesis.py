@@ -14,7 +14,8 @@ and one seed per configuration (`CONFIGS_PER_OP` configurations per op). Shrinki
 configuration, and `MDH_HYPOTHESIS_REPLAY=RANK:OPSEED:CFGSEED` replays one case.
 
 CI runs `MDH_HYPOTHESIS_CASES` (default 300) configurations, derandomized (the same cases
-every run), in `CHUNKS` test items so that `pytest -n 2` spreads them. The nightly-sized
+every run), in `CHUNKS` test items (`MDH_HYPOTHESIS_CHUNKS`, default 8) so that
+`pytest -n 2` spreads them. The nightly-sized
 run (README, "Reliability") draws fresh ones:
 
     MDH_HYPOTHESIS_CASES=2400 MDH_HYPOTHESIS_RANDOM=1 MDH_HYPOTHESIS_STATS=fuzz.tsv \\
@@ -47,7 +48,7 @@ RANDOM = os.environ.get("MDH_HYPOTHESIS_RANDOM") == "1"
 STATS = os.environ.get("MDH_HYPOTHESIS_STATS")
 REPLAY = os.environ.get("MDH_HYPOTHESIS_REPLAY")
 CONFIGS_PER_OP = 2
-CHUNKS = 8
+CHUNKS = int(os.environ.get("MDH_HYPOTHESIS_CHUNKS", "8"))
 OPS_PER_CHUNK = ceil(CASES / CONFIGS_PER_OP / CHUNKS)
 
 

@@ -77,3 +77,24 @@ def test_outputs_are_poisoned_before_each_run() -> None:
     program = compile_module(matvec(), "cpu")
     (w,) = program(np.zeros((13, 7), np.float32), np.zeros(7, np.float32))
     assert np.all(w == 0)
+
+
+def test_vectors_written_to_work_group_partials() -> None:
+    """res_mem "glb" with the pw dim split over work-groups: the vectorized combine reads
+    and writes the flattened partials buffer one vector at a time (a regression: it
+    once kept a scalar store of a vector)."""
+    from mdh_ir.config import Config
+
+    sizes = dict(i=8, j=4, k=8)
+    module = CATALOG["reduce_sum"].build(**sizes)
+    op = find_compute(module)
+    cfg = Config(**{
+        **default_config(op, PRESETS["cpu"]).__dict__,
+        "num_wg": [2, 1, 1], "num_wi": [1, 2, 2], "lt_size": [4, 4, 8], "pt_size": [4, 2, 4],
+        "inp_mem": [["lcl"], ["prv"]], "res_mem": ["glb"], "combine_layer": "lt",
+        "loop_order": [[1, 2, 0], [0, 1, 2]], "vector_width": 2, "unroll": 2,
+    })  # fmt: skip
+    program = compile_module(module, "cpu", cfg)
+    assert "vstore2" in program.source
+    inputs = CATALOG["reduce_sum"].inputs(np.random.default_rng(2), **sizes)
+    check_outputs(module, inputs, program(*inputs))

@@ -3,6 +3,7 @@ candidates, reuse of tuned configurations, and `mdh-tune` end to end (small budg
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import sqlite3
@@ -17,7 +18,8 @@ import pytest
 from mdh_ir.catalog import CATALOG
 from mdh_ir.constraints import violations
 from mdh_ir.default_config import default_config
-from mdh_ir.device import PRESETS
+from mdh_ir.config import Config
+from mdh_ir.device import PRESETS, DeviceInfo
 from mdh_ir.runtime import compile_module
 from mdh_ir.semantics.compare import reference_outputs
 from mdh_ir.semantics.reference import find_compute, random_inputs
@@ -224,3 +226,30 @@ def test_mdh_tune_errors_are_one_line() -> None:
     (line,) = r.stderr.splitlines()
     assert "error: budget 'soon': expected e.g. 60s, 2m or 200evals" in line
     assert os.linesep not in line
+
+
+def test_shipped_configuration_used_without_tuning(tmp_path, monkeypatch) -> None:
+    """A device's shipped entry (here measured with another driver) configures a
+    computation the user's database does not know; the user's own result wins."""
+    from mdh_ir import runtime
+    from mdh_ir.tuning import shipped
+
+    module = small_matvec()
+    op = find_compute(module)
+    info = DeviceInfo.from_cl(runtime.select_device("cpu"))
+    cfg = default_config(op, info)
+    cfg = Config(**{**cfg.__dict__, "unroll": 2 if cfg.unroll != 2 else 4})
+    entry = dict(
+        computation=computation_key(op), device=info.key + ".old", config=str(cfg.to_attr()), seconds=1.0
+    )
+    (tmp_path / "shipped.json").write_text(json.dumps([entry]))
+    monkeypatch.setattr(shipped, "SHIPPED", tmp_path / "shipped.json")
+    monkeypatch.setenv("MDH_TUNING_DB", str(tmp_path / "none.sqlite"))
+    assert runtime.compile_module(module, "cpu").config == cfg
+
+    mine = default_config(op, info)
+    Database(tmp_path / "mine.sqlite").record(
+        computation_key(op), info.key, Evaluation(str(mine.to_attr()), OK, 0.5)
+    )
+    monkeypatch.setenv("MDH_TUNING_DB", str(tmp_path / "mine.sqlite"))
+    assert runtime.compile_module(module, "cpu").config == mine

@@ -41,6 +41,22 @@ def vector_of(t: Attribute, lanes: int) -> VectorType:
     return t if isinstance(t, VectorType) else VectorType(t, [lanes])
 
 
+def moves_with(index: SSAValue, lane0: SSAValue) -> bool:
+    """Whether `index` is `lane0`, or `lane0` plus an offset (a linearized index whose
+    last term is the vectorized dimension), so consecutive lanes are consecutive
+    elements."""
+    owner = index.owner
+    return index is lane0 or (isinstance(owner, arith.AddiOp) and lane0 in owner.operands)
+
+
+def depends_on(value: SSAValue, lane0: SSAValue) -> bool:
+    """Whether `value` is computed from `lane0`."""
+    owner = value.owner
+    return value is lane0 or (
+        isinstance(owner, Operation) and any(depends_on(o, lane0) for o in owner.operands)
+    )
+
+
 class Vectorizer:
     """Rewrites ops of one block to N lanes; `lanes_of` maps scalar values to vectors."""
 
@@ -127,7 +143,8 @@ class Vectorizer:
             if isinstance(op, memref.LoadOp):
                 return memref.LoadOp.get(wide, indices)
             return memref.StoreOp.get(self.widen(e, op.value, lanes_of), wide, indices)
-        if private or lane0 not in indices:
+        if private or not indices or not moves_with(indices[-1], lane0):
+            assert not any(depends_on(i, lane0) for i in indices), "lanes not contiguous"
             return None
         if isinstance(op, memref.LoadOp):
             return vector.LoadOp(op.memref, indices, vector_of(op.res.type, self.lanes))

@@ -94,12 +94,15 @@ def _context(device):
 
 
 def known_config(op: ComputeOp, info: DeviceInfo) -> Config | None:
-    """The best configuration the tuning database knows for `op` on this device."""
+    """The best configuration the tuning database knows for `op` on this device, else the
+    one shipped with the package for this device (`mdh_ir.tuning.shipped`)."""
     from mdh_ir.tuning.database import Database, default_path
+    from mdh_ir.tuning.shipped import shipped_config
     from mdh_ir.tuning.tuner import best_config
 
     path = default_path()
-    return best_config(Database(path), op, info) if path.exists() else None
+    known = best_config(Database(path), op, info) if path.exists() else None
+    return known or shipped_config(op, info)
 
 
 def lower(module: ModuleOp, info: DeviceInfo, config: Config | None = None) -> ModuleOp:

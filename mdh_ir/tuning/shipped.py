@@ -1,0 +1,85 @@
+"""Tuned configurations that travel with the package (`shipped.json`).
+
+The runtime asks the user's tuning database first (`mdh_ir.runtime.known_config`); for a
+computation it has never tuned, it takes the configuration shipped for the same device
+(platform and device name; an entry measured with the same driver is preferred). A shipped
+configuration is still checked against the device's limits before it is built.
+
+`python -m mdh_ir.tuning.shipped DB...` rewrites `shipped.json` from tuning databases:
+the fastest correct configuration of every (computation, device) they hold, merged with
+the entries already shipped (a faster measurement on the same device replaces one).
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import sys
+from pathlib import Path
+
+from xdsl.parser import Parser
+
+from mdh_ir.config import Config
+from mdh_ir.device import DeviceInfo
+from mdh_ir.dialects.mdh import ComputeOp
+from mdh_ir.tools.context import make_context
+from mdh_ir.tuning.database import OK, computation_key
+
+SHIPPED = Path(__file__).with_name("shipped.json")
+
+
+def load(path: Path | None = None) -> list[dict]:
+    path = path or SHIPPED
+    return json.loads(path.read_text()) if path.exists() else []
+
+
+def shipped_config(op: ComputeOp, info: DeviceInfo, path: Path | None = None) -> Config | None:
+    """The configuration shipped for `op` on this device (same platform and name)."""
+    key, device = computation_key(op), info.key
+    same_device = [
+        e for e in load(path)
+        if e["computation"] == key and e["device"].rsplit("|", 1)[0] == device.rsplit("|", 1)[0]
+    ]  # fmt: skip
+    if not same_device:
+        return None
+    entry = min(same_device, key=lambda e: (e["device"] != device, e["seconds"]))
+    attr = Parser(make_context(), entry["config"]).parse_attribute()
+    return Config(**Config.from_attr(attr, op))  # type: ignore[arg-type]
+
+
+def best_entries(db: Path) -> list[dict]:
+    """The fastest correct evaluation of every (computation, device) in a database."""
+    conn = sqlite3.connect(db)
+    rows = conn.execute(
+        "SELECT computation, device, config, MIN(seconds) FROM evaluations"
+        " WHERE status = ? GROUP BY computation, device",
+        (OK,),
+    ).fetchall()
+    conn.close()
+    return [dict(computation=c, device=d, config=cfg, seconds=s) for c, d, cfg, s in rows]
+
+
+def merge(entries: list[dict], new: list[dict]) -> list[dict]:
+    """`entries` with `new` added; per (computation, device) the fastest is kept."""
+    best: dict[tuple[str, str], dict] = {}
+    for e in [*entries, *new]:
+        k = (e["computation"], e["device"])
+        if k not in best or e["seconds"] < best[k]["seconds"]:
+            best[k] = e
+    return sorted(best.values(), key=lambda e: (e["device"], e["computation"]))
+
+
+def main(argv: list[str]) -> int:
+    if not argv:
+        print("usage: python -m mdh_ir.tuning.shipped DB...", file=sys.stderr)
+        return 1
+    entries = load()
+    for db in argv:
+        entries = merge(entries, best_entries(Path(db)))
+    SHIPPED.write_text(json.dumps(entries, indent=1) + "\n")
+    print(f"{SHIPPED}: {len(entries)} configurations")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
