@@ -22,7 +22,7 @@ from mdh_ir.semantics.reference import find_compute
 from mdh_ir.tuning.space import Infeasible, RandomTrial, sample_config
 from tests.lowering_check import TEST_DEVICE, run_and_check
 
-DRAWS = int(os.environ.get("MDH_DRAWS", "20"))
+DRAWS = int(os.environ.get("MDH_DRAWS", "30"))
 STENCILS = {"jacobi1d", "jacobi3d", "gaussian"}
 BOUNDARIES = ["none", "clamp", "zero", "wrap", "mirror"]
 
