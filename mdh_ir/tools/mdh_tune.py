@@ -22,7 +22,6 @@ import argparse
 import sys
 from pathlib import Path
 
-from mdh_ir.config import Config
 from mdh_ir.constraints import input_violations, violations
 from mdh_ir.default_config import complete_config
 from mdh_ir.device import PRESETS, DeviceInfo
@@ -34,7 +33,7 @@ from mdh_ir.tools.diagnostics import diagnose, load_module, the_compute
 from mdh_ir.tools.mdh_run import format_seconds
 from mdh_ir.tuning.database import Database, default_path
 from mdh_ir.tuning.search import TECHNIQUES
-from mdh_ir.tuning.tuner import Budget, Progress, Tuner
+from mdh_ir.tuning.tuner import Budget, Progress, Tuner, parse_config
 
 
 class ProgressBar:
@@ -138,10 +137,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"{args.input}: error: no configuration passed the check", file=sys.stderr)
         return 1
     if args.output:
-        from xdsl.parser import Parser
-
-        attr = Parser(make_context(), best.config).parse_attribute()
-        op.config = Config(**Config.from_attr(attr, op)).to_attr()  # type: ignore[arg-type]
+        op.config = parse_config(best.config, op).to_attr()
         try:
             Path(args.output).write_text(str(module) + "\n")
         except OSError as e:

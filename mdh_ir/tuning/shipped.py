@@ -17,13 +17,11 @@ import sqlite3
 import sys
 from pathlib import Path
 
-from xdsl.parser import Parser
-
 from mdh_ir.config import Config
 from mdh_ir.device import DeviceInfo
 from mdh_ir.dialects.mdh import ComputeOp
-from mdh_ir.tools.context import make_context
 from mdh_ir.tuning.database import OK, computation_key
+from mdh_ir.tuning.tuner import parse_config
 
 SHIPPED = Path(__file__).with_name("shipped.json")
 
@@ -43,8 +41,7 @@ def shipped_config(op: ComputeOp, info: DeviceInfo, path: Path | None = None) ->
     if not same_device:
         return None
     entry = min(same_device, key=lambda e: (e["device"] != device, e["seconds"]))
-    attr = Parser(make_context(), entry["config"]).parse_attribute()
-    return Config(**Config.from_attr(attr, op))  # type: ignore[arg-type]
+    return parse_config(entry["config"], op)
 
 
 def best_entries(db: Path) -> list[dict]:

@@ -183,7 +183,10 @@ class Tuner:
 def best_config(db: Database, op, info: DeviceInfo) -> Config | None:
     """The fastest correct configuration known for `op` on the device, if any."""
     best = db.best(computation_key(op), info.key)
-    if best is None:
-        return None
-    attr = Parser(make_context(), best.config).parse_attribute()
+    return None if best is None else parse_config(best.config, op)
+
+
+def parse_config(text: str, op) -> Config:
+    """The configuration of `op` stored as text (`#mdh.config<...>`)."""
+    attr = Parser(make_context(), text).parse_attribute()
     return Config(**Config.from_attr(attr, op))  # type: ignore[arg-type]
