@@ -11,9 +11,8 @@ from __future__ import annotations
 import math
 
 from xdsl.dialects import arith, func
-from xdsl.dialects.builtin import Float32Type, Float64Type, IntegerType, ModuleOp
-from xdsl.ir import Attribute
-
+from xdsl.dialects.builtin import Float32Type, Float64Type, IntegerType
+from xdsl.ir import Attribute, Operation
 from xdsl.traits import SymbolTable
 
 from mdh_ir.dialects.mdh import Combine
@@ -40,11 +39,11 @@ def builtin_meaning(f: func.FuncOp) -> str | None:
     return RECOGNIZED[type(op)]
 
 
-def meaning(module: ModuleOp, c: Combine) -> str | None:
-    """The builtin `c` computes, if known."""
+def meaning(scope: Operation, c: Combine) -> str | None:
+    """The builtin `c` computes, if known (its function looked up from `scope`)."""
     if c.builtin:
         return c.func
-    f = SymbolTable.lookup_symbol(module, c.func)  # type: ignore[arg-type]
+    f = SymbolTable.lookup_symbol(scope, c.func)  # type: ignore[arg-type]
     return builtin_meaning(f) if isinstance(f, func.FuncOp) else None
 
 

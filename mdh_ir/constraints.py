@@ -20,7 +20,7 @@ bound a resource name the limit in their message.
 | private-memory | private caches and accumulators fit the private budget |
 | wi-combine | work-items can combine partial results (needs combine_layer "end"/"lt" and res_mem "prv"/"lcl" when a pw dimension has num_wi > 1) |
 | pw-functions | every pw dimension uses the same combine function |
-| vector-width | with vector_width N > 1: the innermost loop (last of loop_order[1]) is over a cc/ps dimension whose size, lt_size and pt_size are multiples of N; every read moving along it is contiguous in the memory it reads (last axis, coefficient 1, no boundary mode outside caches); outputs written per point are contiguous along it; element types are 32-bit; the scalar function takes no index arguments |
+| vector-width | with vector_width N > 1: the innermost loop (last of loop_order[1]) is over a dimension whose size, lt_size and pt_size are multiples of N (a pw dimension needs private accumulators, res_mem "prv", and a combine function with a known identity: each lane accumulates separately); every read moving along it is contiguous in the memory it reads (last axis, coefficient 1, no boundary mode outside caches); outputs written per point are contiguous along it; element types are 32-bit; the scalar function takes no index arguments |
 | implemented | res_mem is not "lcl" (not generated yet) |
 """
 
@@ -32,6 +32,7 @@ from math import prod
 from xdsl.dialects.builtin import Float64Type, IntegerType
 
 from mdh_ir.affine import dim_of, linear_results
+from mdh_ir.combine import meaning
 from mdh_ir.config import Config
 from mdh_ir.device import DeviceInfo
 from mdh_ir.dialects.mdh import ComputeOp
@@ -102,8 +103,10 @@ def vector_problem(plan: TilePlan) -> str | None:
     if lanes == 1:
         return None
     d = cfg.loop_order[1][-1]
-    if plan.kind(d) == "pw":
-        return f"the innermost loop is over dim {d}, a pw dimension"
+    if plan.kind(d) == "pw" and set(cfg.res_mem) != {"prv"}:
+        return f"the innermost loop is over pw dim {d} and results are not accumulated in private memory"
+    if plan.kind(d) == "pw" and meaning(op, plan.combines[d]) is None:
+        return f"the innermost loop is over pw dim {d}, whose combine function has no known identity"
     for name, size in (("size", plan.sizes[d]), ("lt_size", cfg.lt_size[d]), ("pt_size", cfg.pt_size[d])):
         if size % lanes:
             return f"{name} {size} of dim {d} is not a multiple of {lanes}"

@@ -11,7 +11,8 @@
 - CPU (PoCL): one work-item per work-group computing a register tile of up to 4 x 16
   elements on the two innermost kept dimensions, reductions outside the tile's
   element loops, and the widest vector width (16, 8 or 4) the rule `vector-width`
-  allows. With pw dimensions, a work-group's tile is one register tile (the accumulator
+  allows; where the innermost pw dimension vectorizes wider than every kept one
+  (matvec, dot), it becomes the innermost loop (each lane accumulates separately). With pw dimensions, a work-group's tile is one register tile (the accumulator
   stays small); without, work-groups take larger tiles (about 64 per compute unit).
 - No caching (inp_mem "glb"), private accumulators, identity layouts; OpenCL
   dimension 0 gets the innermost parallel dimension.
@@ -49,8 +50,8 @@ def _spread(total: int, dims: list[int], sizes: tuple[int, ...]) -> dict[int, in
 def default_config(op: ComputeOp, device: DeviceInfo) -> Config:
     if device.kind == "gpu":
         return _gpu_config(op, device)
-    kept = [d for d, c in enumerate(op.combines) if c.kind != "pw"]
-    candidates = [_cpu_config(op, device, d) for d in reversed(kept)] or [_cpu_config(op, device, None)]
+    kept, pw = _kinds(op)
+    candidates = [_cpu_config(op, device, d) for d in [*reversed(kept), *pw[-1:]]]
     return max(candidates, key=lambda cfg: cfg.vector_width)
 
 
@@ -93,15 +94,16 @@ def _gpu_register_tiles(op: ComputeOp, device: DeviceInfo, pair: list[int], pw: 
     return cfg.with_(vector_width=2) if vector_problem(TilePlan(op, cfg.with_(vector_width=2))) is None else cfg
 
 
-def _cpu_config(op: ComputeOp, device: DeviceInfo, inner: int | None) -> Config:
-    """One work-item per work-group; a register tile with `inner` innermost."""
+def _cpu_config(op: ComputeOp, device: DeviceInfo, inner: int) -> Config:
+    """One work-item per work-group; a register tile, `inner` the innermost loop."""
     sizes, rank = op.sizes, op.rank
     kept, pw = _kinds(op)
-    order = [d for d in kept if d != inner] + ([inner] if inner is not None else [])
+    order = [d for d in kept if d != inner] + ([inner] if inner in kept else [])
     pt = [1] * rank
     for d, tile in zip(reversed(order), (16, 4)):
         pt[d] = _register_tile(sizes[d], tile)
-    cfg = _assemble(op, device, [1] * rank, pt, tuple(pw + order))
+    outer_pw = [d for d in pw if d != inner]
+    cfg = _assemble(op, device, [1] * rank, pt, tuple(outer_pw + order + ([inner] if inner in pw else [])))
     widths = [w for w in (16, 8, 4) if vector_problem(TilePlan(op, cfg.with_(vector_width=w))) is None]
     return cfg.with_(vector_width=widths[0]) if widths else cfg
 

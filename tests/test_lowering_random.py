@@ -17,6 +17,7 @@ import pytest
 
 from mdh_ir.catalog import CATALOG
 from mdh_ir.device import DeviceInfo
+from mdh_ir.constraints import violations
 from mdh_ir.runtime import select_device
 from mdh_ir.semantics.reference import find_compute
 from mdh_ir.tuning.space import Infeasible, RandomTrial, sample_config
@@ -78,3 +79,55 @@ def test_random_configurations(name: str) -> None:
             raise AssertionError(
                 f"MDH_REPLAY={name}:{seed} sizes={sizes}\nconfig={config.to_attr()}\n{e}"
             ) from e
+
+
+LANE_DRAWS = int(os.environ.get("MDH_LANE_DRAWS", "6"))
+
+
+def draw_reduction_lanes(name: str, seed: int):
+    """A configuration vectorizing a pw dimension (innermost loop), at sizes in
+    multiples of 8, or None if the computation allows none."""
+    rng = np.random.default_rng(seed)
+    sizes = {k: v if k == "stride" else -(-v // 8) * 8 for k, v in CATALOG[name].small.items()}
+    module = CATALOG[name].build(**sizes)
+    op = find_compute(module)
+    info = DeviceInfo.from_cl(select_device(TEST_DEVICE))
+    pw = [d for d, c in enumerate(op.combines) if c.kind == "pw"]
+    for _ in range(400):
+        try:
+            cfg = sample_config(op, info, RandomTrial(rng))
+        except Infeasible:
+            continue
+        d = int(rng.choice(pw))
+        order = tuple(x for x in cfg.loop_order[1] if x != d) + (d,)
+        tiles = (op.sizes[d], cfg.lt_size[d], cfg.pt_size[d])
+        widths = [w for w in (16, 8, 4, 2) if all(x % w == 0 for x in tiles)]
+        if not widths:
+            continue
+        res_mem = ("prv",) * len(op.outputs)
+        lanes = cfg.with_(loop_order=(cfg.loop_order[0], order), res_mem=res_mem, vector_width=widths[0])
+        if not violations(op, lanes, info):
+            return sizes, module, lanes
+    return None
+
+
+LANE_COMPUTATIONS = [
+    "bmatmul", "dot", "matmul", "matmul_t", "matvec", "mcc", "reduce_max",
+    "reduce_sum", "tensor_contraction",
+]  # the others have no pw dimension, a combine function without identity (prl) or a
+# scalar function taking indices (histogram); mcc_capsule reads no pw dimension contiguously
+
+
+@pytest.mark.parametrize("name", LANE_COMPUTATIONS)
+def test_reduction_lanes(name: str) -> None:
+    """Vectorized pw dimensions (each lane accumulates, lanes combined at the flush)."""
+    for seed in range(LANE_DRAWS):
+        drawn = draw_reduction_lanes(name, seed)
+        assert drawn is not None, f"no vectorizable pw configuration for {name}"
+        sizes, module, config = drawn
+        inputs = CATALOG[name].inputs(np.random.default_rng(seed), **sizes)
+        try:
+            run_and_check(module, inputs, config)
+        except Exception as e:
+            message = f"{name} seed {seed} sizes={sizes}\nconfig={config.to_attr()}\n{e}"
+            raise AssertionError(message) from e

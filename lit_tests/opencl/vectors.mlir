@@ -2,7 +2,8 @@
 
 // Vector code as OpenCL: vector types, vloadN / vstoreN, broadcasts, vector versions of
 // scalar functions, a vector-typed accumulator with a scalar pointer view, fused
-// multiply-adds, and #pragma unroll (full for small loops over private arrays).
+// multiply-adds, #pragma unroll (full for small loops over private arrays), and the lanes
+// of a vectorized reduction combined through .sN components.
 
 func.func @mul(%a: f32, %b: f32) -> f32 {
   %r = arith.mulf %a, %b : f32
@@ -37,6 +38,17 @@ func.func @bias(%x: memref<3x16xf32>, %b: memref<16xf32>) -> memref<3x16xf32> {
   func.return %y : memref<3x16xf32>
 }
 
+func.func @dot(%x: memref<32xf32>, %y: memref<32xf32>) -> memref<f32> {
+  %d = mdh.compute "dot"
+    {inp_view = [[affine_map<(k) -> (k)>], [affine_map<(k) -> (k)>]],
+     md_hom = {scalar_func = @mul, combine_ops = [["pw", "add"]]},
+     out_view = [[affine_map<(k) -> ()>]]}
+    {inp_types = [f32, f32], mda_size = [32], out_types = [f32],
+     config = #mdh.config<num_wg = [1], num_wi = [1], lt_size = [32], pt_size = [32], vector_width = 16>}
+    (%x, %y) : (memref<32xf32>, memref<32xf32>) -> memref<f32>
+  func.return %d : memref<f32>
+}
+
 // CHECK:       static float8 mdh_scaled_v8(float8 [[X:v[0-9]+]], float8 [[B:v[0-9]+]]) {
 // CHECK-NEXT:    const float8 [[C:v[0-9]+]] = (float8)(2.0f);
 // CHECK-NEXT:    const float8 [[P:v[0-9]+]] = [[X]] * [[C]];
@@ -69,3 +81,18 @@ func.func @bias(%x: memref<3x16xf32>, %b: memref<16xf32>) -> memref<3x16xf32> {
 // CHECK-NEXT:    const float8 [[BV8:v[0-9]+]] = vload8((size_t)0, v{{[0-9]+}} + [[CI]]);
 // CHECK-NEXT:    const float8 [[YV:v[0-9]+]] = mdh_scaled_v8([[XV]], [[BV8]]);
 // CHECK-NEXT:    vstore8([[YV]], (size_t)0, v{{[0-9]+}} + v{{[0-9]+}} * 16 + [[CI]]);
+
+// CHECK-LABEL: __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void dot_0(
+// CHECK-NEXT:    float16 [[LANES:v[0-9]+]][1];
+// CHECK-NEXT:    const float16 [[ZERO:v[0-9]+]] = (float16)(0.0f);
+// CHECK-NEXT:    [[LANES]][0] = [[ZERO]];
+// CHECK:         for (int [[K:v[0-9]+]] = 0; [[K]] < 2; [[K]] += 1) {
+// CHECK:           const float16 [[XV:v[0-9]+]] = vload16((size_t)0, v{{[0-9]+}} + [[KI:v[0-9]+]]);
+// CHECK-NEXT:      const float16 [[YV:v[0-9]+]] = vload16((size_t)0, v{{[0-9]+}} + [[KI]]);
+// CHECK-NEXT:      const float16 [[OLD:v[0-9]+]] = [[LANES]][0];
+// CHECK-NEXT:      const float16 [[NEW:v[0-9]+]] = fma([[XV]], [[YV]], [[OLD]]);
+// CHECK-NEXT:      [[LANES]][0] = [[NEW]];
+// CHECK:         const float16 [[L:v[0-9]+]] = [[LANES]][0];
+// CHECK-NEXT:    const float [[L0:v[0-9]+]] = [[L]].s0;
+// CHECK:         const float [[LF:v[0-9]+]] = [[L]].sf;
+// CHECK-NEXT:    const float [[S01:v[0-9]+]] = [[L0]] + v{{[0-9]+}};

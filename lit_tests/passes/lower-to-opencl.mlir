@@ -1,8 +1,8 @@
 // RUN: mdh-opt %s -p 'lower-to-opencl{device=gpu}' > %t.whole
-// RUN: mdh-opt %s -p 'mdh-default-config{device=gpu}' | mdh-opt -p 'mdh-check-config{device=gpu}' | mdh-opt -p mdh-tile | mdh-opt -p mdh-assign-asm | mdh-opt -p mdh-promote-memory | mdh-opt -p mdh-place-combine | mdh-opt -p lowlevel-expand | mdh-opt -p dce,cse > %t.steps
+// RUN: mdh-opt %s -p 'mdh-default-config{device=gpu}' | mdh-opt -p 'mdh-check-config{device=gpu}' | mdh-opt -p mdh-tile | mdh-opt -p mdh-assign-asm | mdh-opt -p mdh-promote-memory | mdh-opt -p mdh-place-combine | mdh-opt -p mdh-vectorize | mdh-opt -p lowlevel-expand | mdh-opt -p dce,cse > %t.steps
 // RUN: diff %t.whole %t.steps
 // RUN: mdh-opt %s -p lower-to-opencl > %t.cpu
-// RUN: mdh-opt %s -p 'mdh-default-config{device=cpu},mdh-check-config{device=cpu},mdh-tile,mdh-assign-asm,mdh-promote-memory,mdh-place-combine,lowlevel-expand,dce,cse' | diff %t.cpu -
+// RUN: mdh-opt %s -p 'mdh-default-config{device=cpu},mdh-check-config{device=cpu},mdh-tile,mdh-assign-asm,mdh-promote-memory,mdh-place-combine,mdh-vectorize,lowlevel-expand,dce,cse' | diff %t.cpu -
 // RUN: filecheck %s --input-file=%t.whole --check-prefixes=CHECK,GPU
 // RUN: filecheck %s --input-file=%t.cpu --check-prefixes=CHECK,CPU
 // RUN: filecheck %s --input-file=%t.whole --check-prefix=GONE

@@ -277,15 +277,23 @@ func.func @mul(%a: f32, %b: f32) -> f32 {
   func.return %r : f32
 }
 
-// vector-width: the innermost loop (last of loop_order[1]) must be over a kept dimension.
+func.func @absmax(%a: f32, %b: f32) -> f32 {
+  %x = math.absf %a : f32
+  %y = math.absf %b : f32
+  %m = arith.maximumf %x, %y : f32
+  func.return %m : f32
+}
+
+// vector-width: an innermost pw loop needs a combine function with a known identity
+// (each lane starts from it).
 func.func @matvec(%M: memref<128x64xf32>, %v: memref<64xf32>) -> memref<128xf32> {
-  // CHECK-NEXT: {{.*}}mdh-check-config.mlir:[[# @LINE + 1]]:3: error: mdh.compute "matvec": configuration breaks rule 'vector-width': the innermost loop is over dim 1, a pw dimension
+  // CHECK-NEXT: {{.*}}mdh-check-config.mlir:[[# @LINE + 1]]:3: error: mdh.compute "matvec": configuration breaks rule 'vector-width': the innermost loop is over pw dim 1, whose combine function has no known identity
   %w = mdh.compute "matvec"
     {inp_view = [[affine_map<(i, k) -> (i, k)>], [affine_map<(i, k) -> (k)>]],
-     md_hom = {scalar_func = @mul, combine_ops = ["cc", ["pw", "add"]]},
+     md_hom = {scalar_func = @mul, combine_ops = ["cc", ["pw", @absmax]]},
      out_view = [[affine_map<(i, k) -> (i)>]]}
     {inp_types = [f32, f32], mda_size = [128, 64], out_types = [f32],
-     config = #mdh.config<num_wg = [128, 1], num_wi = [1, 64], lt_size = [1, 64], pt_size = [1, 1], vector_width = 4>}
+     config = #mdh.config<num_wg = [128, 1], num_wi = [1, 1], lt_size = [1, 64], pt_size = [1, 64], vector_width = 4>}
     (%M, %v) : (memref<128x64xf32>, memref<64xf32>) -> memref<128xf32>
   func.return %w : memref<128xf32>
 }

@@ -8,7 +8,9 @@
 // - for cpu, one work-item per work-group, a register tile of up to 4 x 16 elements on two kept
 //   dimensions (the one allowing the widest vectors innermost), pw loops outside the tile's
 //   element loops, the widest valid vector width; with pw dimensions one work-group per
-//   tile (matmul: 4 x 4 on i, j, vectors of 4 along j);
+//   tile (matmul: 4 x 4 on i, j, vectors of 4 along j); when the innermost pw dimension
+//   allows wider vectors than any kept one, it is the innermost loop, vectorized (matvec,
+//   dot: 16 lanes along k);
 // - for gpu, up to 256 work-items per work-group, pt_size 1; with few outputs the work-items go
 //   to the innermost pw dimension (matvec, matmul, dot), else to the kept dimensions (jacobi1d);
 // - for both, when the kept dimensions give fewer work-groups than busy = 4 x compute units
@@ -42,8 +44,8 @@ func.func @avg3(%l: f32, %c: f32, %r: f32) -> f32 {
 // CPU:      mdh.compute "matvec"
 // CPU-SAME: config = #mdh.config<num_wg = [8, 1], num_wi = [1, 1], lt_size = [16, 64], pt_size = [16, 64],
 // CPU-SAME: inp_mem = {{\[\[}}"glb", "glb"], ["glb", "glb"]], res_mem = ["prv"], ocl_dim = {{\[\[}}0, 2], [2, 2]],
-// CPU-SAME: buf_layout = {{\[\[\[}}0, 1], [0]], {{\[\[}}0, 1], [0]]], loop_order = {{\[\[}}0, 1], [1, 0]],
-// CPU-SAME: combine_layer = "end", vector_width = 1, unroll = 1>}
+// CPU-SAME: buf_layout = {{\[\[\[}}0, 1], [0]], {{\[\[}}0, 1], [0]]], loop_order = {{\[\[}}0, 1], [0, 1]],
+// CPU-SAME: combine_layer = "end", vector_width = 16, unroll = 1>}
 // GPU-LABEL: func.func @matvec(
 // GPU:      mdh.compute "matvec"
 // GPU-SAME: config = #mdh.config<num_wg = [128, 1], num_wi = [1, 64], lt_size = [1, 64], pt_size = [1, 1],
@@ -107,13 +109,14 @@ func.func @jacobi1d(%x: memref<37xf32>) -> memref<37xf32> {
 }
 
 // dot: no kept dimension (one work-group), so k is split: on cpu into 8 tiles of 512,
-// one per work-group; on gpu into 16 local tiles of 256 work-items (fewer than 528).
+// one per work-group, each vectorized by 16 (lanes accumulate separately); on gpu into
+// 16 local tiles of 256 work-items (fewer than 528).
 // CPU-LABEL: func.func @dot(
 // CPU:      mdh.compute "dot"
 // CPU-SAME: config = #mdh.config<num_wg = [8], num_wi = [1], lt_size = [512], pt_size = [512],
 // CPU-SAME: inp_mem = {{\[\[}}"glb", "glb"], ["glb", "glb"]], res_mem = ["prv"], ocl_dim = {{\[\[}}0], [2]],
 // CPU-SAME: buf_layout = {{\[\[\[}}0], [0]], {{\[\[}}0], [0]]], loop_order = {{\[\[}}0], [0]],
-// CPU-SAME: combine_layer = "end", vector_width = 1, unroll = 1>}
+// CPU-SAME: combine_layer = "end", vector_width = 16, unroll = 1>}
 // GPU-LABEL: func.func @dot(
 // GPU:      mdh.compute "dot"
 // GPU-SAME: config = #mdh.config<num_wg = [16], num_wi = [256], lt_size = [256], pt_size = [1],
@@ -163,15 +166,16 @@ func.func @partial(%M: memref<128x64xf32>, %v: memref<64xf32>) -> memref<128xf32
 }
 
 // Only num_wg given: each work-group gets one local tile (lt_size [128 / 4, 64 / 2]); the
-// default's pt_size and num_wi are cut to fit the tile (cpu: pt_size [16, min(64, 32)];
+// default's pt_size and num_wi are cut to fit the tile (cpu: pt_size [16, min(64, 32)],
+// k innermost and vectorized by 16;
 // gpu: num_wi [1, min(64, 32)]); ocl_dim follows the counts (k's 2 work-groups on OpenCL
 // dimension 0, i's 4 on 1).
 // CPU-LABEL: func.func @partial_wg(
 // CPU:      mdh.compute "partial_wg"
 // CPU-SAME: config = #mdh.config<num_wg = [4, 2], num_wi = [1, 1], lt_size = [32, 32], pt_size = [16, 32],
 // CPU-SAME: inp_mem = {{\[\[}}"glb", "glb"], ["glb", "glb"]], res_mem = ["prv"], ocl_dim = {{\[\[}}1, 0], [2, 2]],
-// CPU-SAME: buf_layout = {{\[\[\[}}0, 1], [0]], {{\[\[}}0, 1], [0]]], loop_order = {{\[\[}}0, 1], [1, 0]],
-// CPU-SAME: combine_layer = "end", vector_width = 1, unroll = 1>}
+// CPU-SAME: buf_layout = {{\[\[\[}}0, 1], [0]], {{\[\[}}0, 1], [0]]], loop_order = {{\[\[}}0, 1], [0, 1]],
+// CPU-SAME: combine_layer = "end", vector_width = 16, unroll = 1>}
 // GPU-LABEL: func.func @partial_wg(
 // GPU:      mdh.compute "partial_wg"
 // GPU-SAME: config = #mdh.config<num_wg = [4, 2], num_wi = [1, 32], lt_size = [32, 32], pt_size = [1, 1],

@@ -5,7 +5,8 @@
 // N-lane view_loads, other reads are broadcast, the scalar function is called in an N-lane
 // version, the accumulator is re-allocated with vector elements (the scalar code keeps a
 // lowlevel.view of it), and direct output writes become vector stores. unroll marks the
-// computation's element loops.
+// computation's element loops. An innermost pw loop gives each lane its own accumulator:
+// filled with the identity in every lane, combined lane by lane where the flush reads it.
 
 func.func @mul(%a: f32, %b: f32) -> f32 {
   %r = arith.mulf %a, %b : f32
@@ -78,3 +79,44 @@ func.func @bias(%x: memref<3x16xf32>, %b: memref<16xf32>) -> memref<3x16xf32> {
 // CHECK-NEXT:      [[BV:%[0-9]+]] = lowlevel.view_load {{.*}} -> vector<8xf32>
 // CHECK-NEXT:      [[YV:%[0-9]+]] = func.call @scaled_v8([[XV]], [[BV]]) : (vector<8xf32>, vector<8xf32>) -> vector<8xf32>
 // CHECK-NEXT:      vector.store [[YV]], [[Y]]{{\[}}%{{[0-9]+}}, [[C0]]] : memref<3x16xf32>, vector<8xf32>
+
+func.func @max(%a: f32, %b: f32) -> f32 {
+  %r = arith.maximumf %a, %b : f32
+  func.return %r : f32
+}
+
+// matvec combining with max: 4 rows per work-group, k (pw) innermost and vectorized by 4.
+func.func @maxvec(%M: memref<8x64xf32>, %v: memref<64xf32>) -> memref<8xf32> {
+  %w = mdh.compute "maxvec"
+    {inp_view = [[affine_map<(i, k) -> (i, k)>], [affine_map<(i, k) -> (k)>]],
+     md_hom = {scalar_func = @mul, combine_ops = ["cc", ["pw", @max]]},
+     out_view = [[affine_map<(i, k) -> (i)>]]}
+    {inp_types = [f32, f32], mda_size = [8, 64], out_types = [f32],
+     config = #mdh.config<num_wg = [2, 1], num_wi = [1, 1], lt_size = [4, 64], pt_size = [4, 64],
+                          loop_order = [[0, 1], [0, 1]], vector_width = 4>}
+    (%M, %v) : (memref<8x64xf32>, memref<64xf32>) -> memref<8xf32>
+  func.return %w : memref<8xf32>
+}
+// CHECK-LABEL: lowlevel.kernel @maxvec_0(
+// CHECK-SAME:    [[OUT:%[0-9]+]]: memref<8xf32>)
+// CHECK-NEXT:    [[LANES:%[0-9]+]] = memref.alloca() : memref<1x4xvector<4xf32>, "prv">
+// CHECK:         [[NEG:%[0-9]+]] = arith.constant 0xff800000 : f32
+// CHECK-NEXT:    [[NEGV:%[0-9]+]] = vector.broadcast [[NEG]] : f32 to vector<4xf32>
+// CHECK-NEXT:    lowlevel.fill [[LANES]] with [[NEGV]] : memref<1x4xvector<4xf32>, "prv">, vector<4xf32>
+// CHECK:         lowlevel.tile_for "el" dim 1({{.*}}) tile 4 parts 1 part %{{[0-9]+}} max 16 {
+// CHECK:           [[MV:%[0-9]+]] = lowlevel.view_load {{.*}} -> vector<4xf32>
+// CHECK-NEXT:      [[VV:%[0-9]+]] = lowlevel.view_load {{.*}} -> vector<4xf32>
+// CHECK-NEXT:      [[P:%[0-9]+]] = func.call @mul_v4([[MV]], [[VV]])
+// CHECK-NEXT:      [[OLD:%[0-9]+]] = memref.load [[LANES]]{{\[}}[[ROW:%[0-9]+, %[0-9]+]]] : memref<1x4xvector<4xf32>, "prv">
+// CHECK-NEXT:      [[NEW:%[0-9]+]] = func.call @max_v4([[OLD]], [[P]])
+// CHECK-NEXT:      memref.store [[NEW]], [[LANES]]{{\[}}[[ROW]]] : memref<1x4xvector<4xf32>, "prv">
+// The flush combines the lanes in a tree.
+// CHECK:         [[L:%[0-9]+]] = memref.load [[LANES]]{{.*}} : memref<1x4xvector<4xf32>, "prv">
+// CHECK-NEXT:    [[L0:%[0-9]+]] = vector.extract [[L]][0] : f32 from vector<4xf32>
+// CHECK-NEXT:    [[L1:%[0-9]+]] = vector.extract [[L]][1] : f32 from vector<4xf32>
+// CHECK-NEXT:    [[L2:%[0-9]+]] = vector.extract [[L]][2] : f32 from vector<4xf32>
+// CHECK-NEXT:    [[L3:%[0-9]+]] = vector.extract [[L]][3] : f32 from vector<4xf32>
+// CHECK-NEXT:    [[M01:%[0-9]+]] = func.call @max([[L0]], [[L1]])
+// CHECK-NEXT:    [[M23:%[0-9]+]] = func.call @max([[L2]], [[L3]])
+// CHECK-NEXT:    [[M:%[0-9]+]] = func.call @max([[M01]], [[M23]])
+// CHECK-NEXT:    memref.store [[M]], [[OUT]]

@@ -321,6 +321,10 @@ class OpenCLPrinter:
             value = f"-(int){value}"
         self.define(op.vector, f"({c_type(op.vector.type)})({value})")
 
+    def print_extract(self, op: vector.ExtractOp) -> None:
+        (lane,) = op.static_position.get_values()
+        self.define(op.result, f"{self.name(op.vector)}.s{lane:x}")
+
     def print_view(self, op: ViewOp) -> None:
         elem = c_type(op.result.type.element_type)  # type: ignore[attr-defined]
         space = "__local " if memory_space(op.result.type) == "lcl" else ""
@@ -398,6 +402,7 @@ class OpenCLPrinter:
         vector.LoadOp: print_vector_load,
         vector.StoreOp: print_vector_store,
         vector.BroadcastOp: print_broadcast,
+        vector.ExtractOp: print_extract,
         scf.ForOp: print_for,
         scf.IfOp: print_if,
         scf.YieldOp: print_yield,

@@ -15,6 +15,12 @@ elements at a time and its body computes on N-lane vectors:
   working unchanged (and compilers keep the vectors in registers); direct writes to an
   output (no pw dimension, or `res_mem` "glb") become vector stores.
 
+The innermost loop may also be over a pw dimension (rule `vector-width`: private
+accumulators, a combine function with a known identity). Then each lane accumulates
+its own elements: the accumulators are re-allocated with N-lane elements, filled with
+the identity in every lane, updated one vector at a time in the loop, and wherever the
+scalar code reads them (the flush) the lanes are combined in a tree of `vector.extract`s.
+
 With `unroll` U > 1, the element loops of the computation carry `unroll = U`, printed as
 `#pragma unroll U`.
 """
@@ -29,10 +35,12 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import SymbolTable
 
-from mdh_ir.dialects.lowlevel import KernelOp, TileForOp, ViewLoadOp, ViewOp, memory_space
+from mdh_ir.dialects.lowlevel import FillOp, KernelOp, TileForOp, ViewLoadOp, ViewOp, memory_space
+from mdh_ir.dialects.mdh import Combine
 from mdh_ir.passes.assign_asm import tile_chain
 from mdh_ir.passes.carried import carried
 from mdh_ir.passes.emit import Emitter
+from mdh_ir.passes.place_combine import combine_values
 
 UNROLL_ATTR = "unroll"
 
@@ -63,6 +71,7 @@ class Vectorizer:
     def __init__(self, module: ModuleOp, lanes: int):
         self.module, self.lanes = module, lanes
         self.vector_arrays: dict[SSAValue, SSAValue] = {}
+        self.lane_accumulators: dict[SSAValue, SSAValue] = {}
 
     def vector_array(self, array: SSAValue) -> SSAValue:
         """A private array re-allocated with N-lane elements along its last axis; the
@@ -83,6 +92,41 @@ class Vectorizer:
         alloca.erase()
         self.vector_arrays[view.result] = wide.memref
         return wide.memref
+
+    def split_lanes(self, loop: TileForOp, combine: Combine) -> None:
+        """Give each lane of `loop` (over a pw dimension) its own accumulators: the private
+        arrays updated in its body get N-lane elements; outside the loop, fills broadcast
+        and reads combine the lanes."""
+        updated = {
+            op.memref for op in loop.walk()
+            if isinstance(op, memref.StoreOp) and memory_space(op.memref.type) == "prv"
+        }  # fmt: skip
+        for acc in updated:
+            alloca = acc.owner
+            assert isinstance(alloca, memref.AllocaOp)
+            t = acc.type
+            wide = memref.AllocaOp.get(
+                vector_of(t.element_type, self.lanes), shape=t.get_shape(), memory_space=t.memory_space  # type: ignore
+            )
+            Rewriter.insert_op(wide, InsertPoint.before(alloca))
+            self.lane_accumulators[acc] = wide.memref
+            for use in list(acc.uses):
+                if not loop.is_ancestor(use.operation):
+                    self.outside_use(use.operation, wide.memref, combine)
+
+    def outside_use(self, op: Operation, wide: SSAValue, combine: Combine) -> None:
+        e = Emitter.before(op)
+        if isinstance(op, FillOp):
+            e.op(FillOp(wide, e.emit(vector.BroadcastOp(op.value, wide.type.element_type))))  # type: ignore
+        else:
+            assert isinstance(op, memref.LoadOp), f"accumulator used by {op.name}"
+            lanes = e.emit(memref.LoadOp.get(wide, op.indices))
+            parts = [e.emit(vector.ExtractOp(lanes, [i], op.res.type)) for i in range(self.lanes)]
+            while len(parts) > 1:
+                parts = [combine_values(e, combine, [a], [b])[0] for a, b in zip(parts[::2], parts[1::2])]
+            op.res.replace_all_uses_with(parts[0])
+        op.detach()
+        op.erase()
 
     def widen(self, e: Emitter, value: SSAValue, lanes_of: dict[SSAValue, SSAValue]) -> SSAValue:
         if value in lanes_of:
@@ -137,6 +181,11 @@ class Vectorizer:
     def memory(self, e: Emitter, op, lanes_of, lane0, step) -> Operation | None:
         """Accumulator entries (last index `step`) and output elements (an index `lane0`)."""
         indices = list(op.indices)
+        if op.memref in self.lane_accumulators:
+            wide = self.lane_accumulators[op.memref]
+            if isinstance(op, memref.LoadOp):
+                return memref.LoadOp.get(wide, indices)
+            return memref.StoreOp.get(self.widen(e, op.value, lanes_of), wide, indices)
         private = memory_space(op.memref.type) == "prv"
         if private and indices and indices[-1] is step:
             wide = self.vector_array(op.memref)
@@ -171,7 +220,8 @@ class Vectorizer:
 
 
 def vectorize(kernel: KernelOp, module: ModuleOp) -> None:
-    cfg = carried(kernel, kernel.function_type.inputs.data).cfg
+    plan = carried(kernel, kernel.function_type.inputs.data)
+    cfg = plan.cfg
     elements = [
         loop for loop in tile_chain(kernel, "el")
         if any(isinstance(o, ViewLoadOp) for o in loop.walk())
@@ -187,7 +237,14 @@ def vectorize(kernel: KernelOp, module: ModuleOp) -> None:
     inner = elements[-1]
     inner.tile = IntegerAttr(lanes, 64)
     inner.max_trips = IntegerAttr(inner.max_trips.value.data // lanes, 64)
-    Vectorizer(module, lanes).block(inner.body.block, {}, inner.tile_start, inner.step)
+    vectorizer = Vectorizer(module, lanes)
+    d = inner.dim.value.data
+    if plan.kind(d) == "pw":
+        vectorizer.split_lanes(inner, plan.combines[d])
+    vectorizer.block(inner.body.block, {}, inner.tile_start, inner.step)
+    for acc in vectorizer.lane_accumulators:
+        acc.owner.detach()
+        acc.owner.erase()
 
 
 @dataclass(frozen=True)

@@ -112,7 +112,7 @@ def sample_config(op: ComputeOp, device: DeviceInfo, trial: Trial) -> Config:
     inner = loop_order[1][-1]
     widths = [
         w for w in (1, 2, 4, 8, 16)
-        if kinds[inner] != "pw" and all(x % w == 0 for x in (sizes[inner], lt[inner], pt[inner]))
+        if (kinds[inner] != "pw" or res == "prv") and all(x % w == 0 for x in (sizes[inner], lt[inner], pt[inner]))
     ] or [1]  # fmt: skip
     cfg = Config(
         num_wg=tuple(wg),
