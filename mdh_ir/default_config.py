@@ -12,8 +12,10 @@
   elements on the two innermost kept dimensions, reductions outside the tile's
   element loops, and the widest vector width (16, 8 or 4) the rule `vector-width`
   allows; where the innermost pw dimension vectorizes wider than every kept one
-  (matvec, dot), it becomes the innermost loop (each lane accumulates separately). With pw dimensions, a work-group's tile is one register tile (the accumulator
-  stays small); without, work-groups take larger tiles (about 64 per compute unit).
+  (matvec, dot), it becomes the innermost loop (each lane accumulates separately).
+  With pw dimensions, a work-group's tile is one register tile (the accumulator stays
+  small); without, work-groups take larger tiles (about 64 per compute unit), grown
+  along the innermost dimensions first.
 - No caching (inp_mem "glb"), private accumulators, identity layouts; OpenCL
   dimension 0 gets the innermost parallel dimension.
 """
@@ -22,6 +24,7 @@ from __future__ import annotations
 
 from math import prod
 
+from mdh_ir.affine import dim_of
 from mdh_ir.config import Config
 from mdh_ir.constraints import vector_problem, violations
 from mdh_ir.device import DeviceInfo
@@ -62,11 +65,60 @@ def _gpu_config(op: ComputeOp, device: DeviceInfo) -> Config:
         tiled = _gpu_register_tiles(op, device, kept[-2:], pw)
         if not violations(op, tiled, device):
             return tiled
+    if not pw:
+        for shaped in (_gpu_transposed_tiles(op, device), _gpu_vectors(op, device)):
+            if shaped is not None and not violations(op, shaped, device):
+                return shaped
     many = prod(sizes[d] for d in kept) >= 64 * device.compute_units or not pw
     num_wi = [1] * rank
     for d, n in _spread(min(256, device.max_wg_size), kept if many else pw[-1:], sizes).items():
         num_wi[d] = n
     return _assemble(op, device, num_wi, [1] * rank, tuple(range(rank)))
+
+
+def _gpu_vectors(op: ComputeOp, device: DeviceInfo, lanes: int = 4) -> Config | None:
+    """Without pw dimensions: 256 work-items, each taking `lanes` consecutive elements of
+    the innermost dimension as one vector (more bytes in flight per load: measured on
+    H100, bias_add 16x112x112x64 57% -> 64% of the copy bandwidth)."""
+    sizes, rank = op.sizes, op.rank
+    inner = rank - 1
+    narrowed = [*sizes[:inner], max(1, sizes[inner] // lanes)]
+    num_wi, pt = [1] * rank, [1] * rank
+    for d, n in _spread(min(256, device.max_wg_size), list(range(rank)), narrowed).items():
+        num_wi[d] = n
+    pt[inner] = lanes
+    cfg = _assemble(op, device, num_wi, pt, tuple(range(rank))).with_(vector_width=lanes)
+    return cfg if vector_problem(TilePlan(op, cfg)) is None else None
+
+
+def _gpu_transposed_tiles(op: ComputeOp, device: DeviceInfo, side: int = 32) -> Config | None:
+    """Without pw dimensions, when an input is contiguous along another dimension than
+    the output (transpose): tiles of `side` x `side` on those two dimensions, that input
+    cached in local memory with the output's dimension last, so global reads and writes
+    are both coalesced (measured on H100: transpose 16x112x112x64 15% -> 66% of the copy
+    bandwidth). None if no input is read across the output's order."""
+    sizes, rank = op.sizes, op.rank
+    out = dim_of(op.output_maps[0].results[-1])
+    for b, maps in enumerate(op.input_maps):
+        dims = [dim_of(r) for r in maps[0].results]
+        inner = dims[-1]
+        if out is None or inner is None or inner == out or out not in dims or len(maps) > 1:
+            continue
+        if min(sizes[out], sizes[inner]) < side:
+            continue
+        num_wi, pt = [1] * rank, [1] * rank
+        num_wi[out], num_wi[inner], pt[inner] = side, side // 4, 4
+        cfg = _assemble(op, device, num_wi, pt, tuple(range(rank)))
+        lcl = tuple("lcl" if i == b else m for i, m in enumerate(cfg.inp_mem[0]))
+        layouts = list(cfg.buf_layout[0])
+        layouts[b] = tuple(a for a in range(len(dims)) if dims[a] != out) + (dims.index(out),)
+        wi_dims = tuple(0 if d == out else 1 if d == inner else 2 for d in range(rank))
+        return cfg.with_(
+            inp_mem=(lcl, cfg.inp_mem[1]),
+            buf_layout=(tuple(layouts), cfg.buf_layout[1]),
+            ocl_dim=(cfg.ocl_dim[0], wi_dims),
+        )  # fmt: skip
+    return None
 
 
 def _gpu_register_tiles(op: ComputeOp, device: DeviceInfo, pair: list[int], pw: list[int]) -> Config:
@@ -161,10 +213,11 @@ def _register_tile(n: int, most: int) -> int:
 
 
 def _enlarge_tiles(lt: list[int], kept: list[int], sizes, groups: int) -> None:
-    """Grow the outer kept dimensions' tiles (in whole tiles) until about `groups`
-    work-groups remain."""
+    """Grow the kept dimensions' tiles (in whole tiles), innermost first, until about
+    `groups` work-groups remain: a work-group then reads contiguous memory (measured on
+    PoCL: bias_add 16x112x112x64 15.2 -> 3.8 ms against growing the outer ones first)."""
     total = prod(ceildiv(sizes[d], lt[d]) for d in kept)
-    for d in kept:
+    for d in reversed(kept):
         if total <= groups:
             return
         tiles = ceildiv(sizes[d], lt[d])

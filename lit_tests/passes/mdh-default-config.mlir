@@ -193,4 +193,43 @@ func.func @partial_wg(%M: memref<128x64xf32>, %v: memref<64xf32>) -> memref<128x
   func.return %w : memref<128xf32>
 }
 
+func.func @id(%a: f32) -> f32 {
+  func.return %a : f32
+}
+
+// Without pw dimensions on gpu: an input read across the output's order (transpose) is
+// cached in local memory in 32 x 32 tiles with the output's dimension last (buf_layout
+// [1, 0]), work-items along the output's contiguous dimension on OpenCL dimension 0;
+// otherwise (copy) each work-item takes 4 consecutive elements as one vector.
+// GPU-LABEL: func.func @transpose(
+// GPU:      mdh.compute "transpose"
+// GPU-SAME: config = #mdh.config<num_wg = [2, 3], num_wi = [32, 8], lt_size = [32, 32], pt_size = [1, 4],
+// GPU-SAME: inp_mem = {{\[\[}}"lcl"], ["glb"]], res_mem = ["prv"], ocl_dim = {{\[\[}}1, 0], [0, 1]],
+// GPU-SAME: buf_layout = {{\[\[\[}}1, 0]], {{\[\[}}0, 1]]], loop_order = {{\[\[}}0, 1], [0, 1]],
+// GPU-SAME: combine_layer = "end", vector_width = 1, unroll = 1>}
+func.func @transpose(%x: memref<64x96xf32>) -> memref<96x64xf32> {
+  %y = mdh.compute "transpose"
+    {inp_view = [[affine_map<(i, j) -> (i, j)>]],
+     md_hom = {scalar_func = @id, combine_ops = ["cc", "cc"]},
+     out_view = [[affine_map<(i, j) -> (j, i)>]]}
+    {inp_types = [f32], mda_size = [64, 96], out_types = [f32]}
+    (%x) : (memref<64x96xf32>) -> memref<96x64xf32>
+  func.return %y : memref<96x64xf32>
+}
+
+// GPU-LABEL: func.func @copy(
+// GPU:      mdh.compute "copy"
+// GPU-SAME: config = #mdh.config<num_wg = [7, 1], num_wi = [10, 24], lt_size = [10, 96], pt_size = [1, 4],
+// GPU-SAME: inp_mem = {{\[\[}}"glb"], ["glb"]], res_mem = ["prv"], ocl_dim = {{\[\[}}0, 2], [1, 0]],
+// GPU-SAME: combine_layer = "end", vector_width = 4, unroll = 1>}
+func.func @copy(%x: memref<64x96xf32>) -> memref<64x96xf32> {
+  %y = mdh.compute "copy"
+    {inp_view = [[affine_map<(i, j) -> (i, j)>]],
+     md_hom = {scalar_func = @id, combine_ops = ["cc", "cc"]},
+     out_view = [[affine_map<(i, j) -> (i, j)>]]}
+    {inp_types = [f32], mda_size = [64, 96], out_types = [f32]}
+    (%x) : (memref<64x96xf32>) -> memref<64x96xf32>
+  func.return %y : memref<64x96xf32>
+}
+
 // BAD: {{.*}}mdh-default-config.mlir: error: mdh-default-config: unknown device class 'tpu' (cpu, gpu)

@@ -105,9 +105,8 @@ class Vectorizer:
             alloca = acc.owner
             assert isinstance(alloca, memref.AllocaOp)
             t = acc.type
-            wide = memref.AllocaOp.get(
-                vector_of(t.element_type, self.lanes), shape=t.get_shape(), memory_space=t.memory_space  # type: ignore
-            )
+            lanes = vector_of(t.element_type, self.lanes)  # type: ignore[attr-defined]
+            wide = memref.AllocaOp.get(lanes, shape=t.get_shape(), memory_space=t.memory_space)  # type: ignore
             Rewriter.insert_op(wide, InsertPoint.before(alloca))
             self.lane_accumulators[acc] = wide.memref
             for use in list(acc.uses):

@@ -133,6 +133,14 @@ class Database:
                  e.message, e.cost, e.technique, time.time()),
             )  # fmt: skip
 
+    def retime(self, computation: str, device: str, config: str, seconds: float) -> None:
+        """Replace a stored time by a more careful measurement."""
+        with self.conn:
+            self.conn.execute(
+                "UPDATE evaluations SET seconds = ? WHERE computation = ? AND device = ? AND config = ?",
+                (seconds, computation, device, config),
+            )
+
     def best(self, computation: str, device: str) -> Evaluation | None:
         row = self.conn.execute(
             "SELECT config, status, seconds, times, message, cost, technique FROM evaluations"

@@ -4,7 +4,9 @@ For each configuration the worker lowers and builds the program, runs it once an
 compares the result with the reference (a wrong result is a failure, never a time),
 then times `repeats` runs and reports the median kernel time. A candidate whose checked
 run is already `CUTOFF` times slower than the best so far is not timed further: its
-one run is its time. The worker is a separate
+one run is its time. `interleave` times finished candidates against each other, one
+median of `repeats` runs of each in turn, `rounds` times over, so they share the
+machine's conditions (the tuner's final check of its pick). The worker is a separate
 process so that a candidate that hangs is stopped by the time limit and one that
 crashes the OpenCL driver is recorded (`timeout`, `crash`) while tuning goes on with a
 fresh worker. Inputs and the reference result are computed once, by the parent.
@@ -46,7 +48,14 @@ def _serve(conn: Connection) -> None:
     module = load_module(make_context(), module_text, "<tuning>")
     conn.send("ready")
     while (request := conn.recv()) is not None:
-        values, best = request
+        kind, payload = request
+        if kind == "interleave":
+            try:
+                conn.send((OK, _interleaved(module, device, inputs, repeats, *payload)))
+            except Exception as e:  # noqa: BLE001 - the caller keeps its earlier times
+                conn.send(("error", "".join(traceback.format_exception_only(e)).strip()))
+            continue
+        values, best = payload
         try:
             program = compile_module(module, device, Config(**values))
             outputs, first = program.run(inputs, repeats=1)
@@ -65,6 +74,18 @@ def _serve(conn: Connection) -> None:
             conn.send(("build", None, [], e.log[-2000:]))
         except Exception as e:  # noqa: BLE001 - recorded, tuning goes on
             conn.send(("error", None, [], "".join(traceback.format_exception_only(e)).strip()))
+
+
+def _interleaved(module, device, inputs, repeats: int, configs: list[dict], rounds: int) -> list[float]:
+    """Median kernel time of each configuration, timed in turns."""
+    from mdh_ir.runtime import compile_module
+
+    programs = [compile_module(module, device, Config(**values)) for values in configs]
+    times: list[list[float]] = [[] for _ in programs]
+    for _ in range(rounds):
+        for program, t in zip(programs, times):
+            t.append(statistics.median(program.run(inputs, repeats=repeats)[1]))
+    return [statistics.median(t) for t in times]
 
 
 class Evaluator:
@@ -114,7 +135,7 @@ class Evaluator:
             self._start()
         text = str(cfg.to_attr())
         start = time.perf_counter()
-        self.conn.send((dict(cfg.__dict__), best))
+        self.conn.send(("evaluate", (dict(cfg.__dict__), best)))
         try:
             if self.conn.poll(self.timeout):
                 status, seconds, times, message = self.conn.recv()
@@ -127,6 +148,21 @@ class Evaluator:
             status, seconds, times, message = "crash", None, [], f"worker exited with {code}"
         cost = time.perf_counter() - start
         return Evaluation(text, status, seconds, times, message, cost, technique)
+
+    def interleave(self, cfgs: list[Config], rounds: int) -> list[float] | None:
+        """Median times of `cfgs` timed in turns, or None if that failed."""
+        if self.process is None or self.process.poll() is not None:
+            self._stop()
+            self._start()
+        self.conn.send(("interleave", ([dict(c.__dict__) for c in cfgs], rounds)))
+        try:
+            if self.conn.poll(self.timeout * len(cfgs)):
+                status, result = self.conn.recv()
+                return result if status == OK else None
+        except (EOFError, ConnectionError):
+            pass
+        self._stop()
+        return None
 
     def close(self) -> None:
         self._stop()

@@ -110,9 +110,10 @@ def sample_config(op: ComputeOp, device: DeviceInfo, trial: Trial) -> Config:
     ranks = [len(v.type.get_shape()) for v in op.inputs]  # type: ignore[attr-defined]
     loop_order = (permutation(trial, "order_lt", rank), permutation(trial, "order_pt", rank))
     inner = loop_order[1][-1]
+    lanes_ok = kinds[inner] != "pw" or res == "prv"
     widths = [
         w for w in (1, 2, 4, 8, 16)
-        if (kinds[inner] != "pw" or res == "prv") and all(x % w == 0 for x in (sizes[inner], lt[inner], pt[inner]))
+        if lanes_ok and all(x % w == 0 for x in (sizes[inner], lt[inner], pt[inner]))
     ] or [1]  # fmt: skip
     cfg = Config(
         num_wg=tuple(wg),
