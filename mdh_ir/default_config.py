@@ -8,8 +8,8 @@
 - GPU: 256 work-items per work-group, pt_size 1; computations with a reduction and two
   kept dimensions of at least 64 get a GEMM-like register-tiled shape instead
   (`_gpu_register_tiles`) when it satisfies every rule.
-- CPU (PoCL): one work-item per work-group computing a register tile of up to 4 x 16
-  elements on the two innermost kept dimensions, reductions outside the tile's
+- CPU (PoCL): one work-item per work-group computing a register tile of about 4 x 16
+  elements (divisors of the sizes preferred) on the two innermost kept dimensions, reductions outside the tile's
   element loops, and the widest vector width (16, 8 or 4) the rule `vector-width`
   allows; where the innermost pw dimension vectorizes wider than every kept one
   (matvec, dot), it becomes the innermost loop (each lane accumulates separately).
@@ -205,7 +205,15 @@ def _assemble(op: ComputeOp, device: DeviceInfo, num_wi: list[int], pt: list[int
 
 
 def _register_tile(n: int, most: int) -> int:
-    """The largest of most, most/2, ... dividing n (so vectors fit), else min(n, most)."""
+    """`most` if it divides n; else the largest divisor of n between most / 2 and
+    2.5 most, a multiple of 4 if one is (so vectors fit); else the largest of most / 2,
+    most / 4, ... dividing n if at least 4, else min(n, most). Measured on PoCL: bmatmul
+    16x10x500x64 with 10 x 20 tiles 0.32 ms, with the powers of two 4 x 4 1.78 ms."""
+    if n % most == 0:
+        return most
+    near = [t for t in range(max(1, most // 2), int(2.5 * most) + 1) if n % t == 0]
+    if near:
+        return max(near, key=lambda t: (t % 4 == 0, t))
     tile = most
     while tile > 1 and n % tile:
         tile //= 2

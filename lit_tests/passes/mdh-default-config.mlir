@@ -8,7 +8,8 @@
 // - for cpu, one work-item per work-group, a register tile of up to 4 x 16 elements on two kept
 //   dimensions (the one allowing the widest vectors innermost), pw loops outside the tile's
 //   element loops, the widest valid vector width; with pw dimensions one work-group per
-//   tile (matmul: 4 x 4 on i, j, vectors of 4 along j); when the innermost pw dimension
+//   tile (matmul: 10 x 20 on i, j, divisors of the sizes near 4 x 16, vectors of 4 along
+//   j); when the innermost pw dimension
 //   allows wider vectors than any kept one, it is the innermost loop, vectorized (matvec,
 //   dot: 16 lanes along k);
 // - for gpu, up to 256 work-items per work-group, pt_size 1; with few outputs the work-items go
@@ -16,8 +17,8 @@
 // - for both, when the kept dimensions give fewer work-groups than busy = 4 x compute units
 //   (cpu class: 2 units, so 8; gpu class: 132 units, so 528), the innermost pw dimension is
 //   split across ceil(busy / kept work-groups) work-groups too: on cpu in local tiles of
-//   ceil(size / groups) elements (matmul: 15 kept work-groups, so k is not split; dot: k in
-//   8 tiles of 512), on gpu in local tiles of num_wi elements, at most one work-group per
+//   ceil(size / groups) elements (matmul: 1 kept work-group, so k is split in 8 tiles of 2;
+//   dot: k in 8 tiles of 512), on gpu in local tiles of num_wi elements, at most one work-group per
 //   tile (dot: 16 tiles of 256; matvec and matmul: one tile, so not split); matvec on cpu
 //   already has 8 kept work-groups, so k is not split;
 // - for both, no caching, private accumulators, identity layouts, OpenCL dimension 0
@@ -64,8 +65,8 @@ func.func @matvec(%M: memref<128x64xf32>, %v: memref<64xf32>) -> memref<128xf32>
 
 // CPU-LABEL: func.func @matmul(
 // CPU:      mdh.compute "matmul"
-// CPU-SAME: config = #mdh.config<num_wg = [3, 5, 1], num_wi = [1, 1, 1], lt_size = [4, 4, 16], pt_size = [4, 4, 16],
-// CPU-SAME: inp_mem = {{\[\[}}"glb", "glb"], ["glb", "glb"]], res_mem = ["prv"], ocl_dim = {{\[\[}}1, 0, 2], [2, 2, 2]],
+// CPU-SAME: config = #mdh.config<num_wg = [1, 1, 8], num_wi = [1, 1, 1], lt_size = [10, 20, 2], pt_size = [10, 20, 2],
+// CPU-SAME: inp_mem = {{\[\[}}"glb", "glb"], ["glb", "glb"]], res_mem = ["prv"], ocl_dim = {{\[\[}}2, 2, 0], [2, 2, 2]],
 // CPU-SAME: buf_layout = {{\[\[\[}}0, 1], [0, 1]], {{\[\[}}0, 1], [0, 1]]], loop_order = {{\[\[}}0, 1, 2], [2, 0, 1]],
 // CPU-SAME: combine_layer = "end", vector_width = 4, unroll = 1>}
 // GPU-LABEL: func.func @matmul(
@@ -87,8 +88,8 @@ func.func @matmul(%A: memref<10x16xf32>, %B: memref<16x20xf32>) -> memref<10x20x
 // CPU-LABEL: func.func @jacobi1d(
 // CPU:      mdh.compute "jacobi1d"
 // CPU-SAME: boundary = ["clamp"]}
-// CPU-SAME: config = #mdh.config<num_wg = [3], num_wi = [1], lt_size = [16], pt_size = [16],
-// CPU-SAME: inp_mem = {{\[\[}}"glb"], ["glb"]], res_mem = ["prv"], ocl_dim = {{\[\[}}0], [2]],
+// CPU-SAME: config = #mdh.config<num_wg = [1], num_wi = [1], lt_size = [37], pt_size = [37],
+// CPU-SAME: inp_mem = {{\[\[}}"glb"], ["glb"]], res_mem = ["prv"], ocl_dim = {{\[\[}}2], [2]],
 // CPU-SAME: buf_layout = {{\[\[\[}}0]], {{\[\[}}0]]], loop_order = {{\[\[}}0], [0]],
 // CPU-SAME: combine_layer = "end", vector_width = 1, unroll = 1>}
 // GPU-LABEL: func.func @jacobi1d(
