@@ -9,13 +9,13 @@
   kept dimensions of at least 64 get a GEMM-like register-tiled shape instead
   (`_gpu_register_tiles`) when it satisfies every rule.
 - CPU (PoCL): one work-item per work-group computing a register tile of about 4 x 16
-  elements (divisors of the sizes preferred) on the two innermost kept dimensions, reductions outside the tile's
-  element loops, and the widest vector width (16, 8 or 4) the rule `vector-width`
-  allows; where the innermost pw dimension vectorizes wider than every kept one
-  (matvec, dot), it becomes the innermost loop (each lane accumulates separately).
-  With pw dimensions, a work-group's tile is one register tile (the accumulator stays
-  small); without, work-groups take larger tiles (about 64 per compute unit), grown
-  along the innermost dimensions first.
+  elements (divisors of the sizes preferred) on the two innermost kept dimensions,
+  reductions outside the tile's element loops, and the widest vector width (16, 8 or
+  4) the rule `vector-width` allows; where the innermost pw dimension vectorizes wider
+  than every kept one (matvec, dot), it becomes the innermost loop (each lane
+  accumulates separately). With pw dimensions, a work-group's tile is one register
+  tile (the accumulator stays small); without, work-groups take larger tiles (about 64
+  per compute unit), grown along the innermost dimensions first.
 - No caching (inp_mem "glb"), private accumulators, identity layouts; OpenCL
   dimension 0 gets the innermost parallel dimension.
 """
