@@ -20,8 +20,8 @@ class WrongProgram:
     def __init__(self, program):
         self.program = program
 
-    def run(self, inputs, repeats=1):
-        outputs, times = self.program.run(inputs, repeats)
+    def run(self, inputs, repeats=1, flush_bytes=0):
+        outputs, times = self.program.run(inputs, repeats, flush_bytes)
         return [o + 1 for o in outputs], times
 
 

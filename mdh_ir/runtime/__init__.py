@@ -158,12 +158,17 @@ class Program:
     def __call__(self, *inputs: np.ndarray) -> list[np.ndarray]:
         return self.run(list(inputs))[0]
 
-    def run(self, inputs: list[np.ndarray], repeats: int = 1) -> tuple[list[np.ndarray], list[float]]:
-        """Outputs and, per repeat, the summed kernel time in seconds."""
+    def run(
+        self, inputs: list[np.ndarray], repeats: int = 1, flush_bytes: int = 0
+    ) -> tuple[list[np.ndarray], list[float]]:
+        """Outputs and, per repeat, the summed kernel time in seconds. With `flush_bytes`,
+        a scratch buffer of that size is written before each repeat, so that the inputs
+        are not cache-resident (as between the calls of a real program)."""
         import pyopencl as cl
 
         block = self.host.body.block
         mf = cl.mem_flags
+        scratch = cl.Buffer(self.ctx, mf.READ_WRITE, size=flush_bytes) if flush_bytes else None
         buffers: dict[SSAValue, object] = {}
         for arg, x, t in zip(block.args, inputs, self.op.input_element_types):
             expected = tuple(arg.type.get_shape())  # type: ignore[attr-defined]
@@ -173,6 +178,8 @@ class Program:
             buffers[arg] = cl.Buffer(self.ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=x)
         times = []
         for _ in range(repeats):
+            if scratch is not None:
+                cl.enqueue_fill_buffer(self.queue, scratch, np.uint8(0), 0, flush_bytes).wait()
             elapsed = 0.0
             for op in block.ops:
                 if isinstance(op, memref.AllocOp):

@@ -2,7 +2,11 @@
 
 For each configuration the worker lowers and builds the program, runs it once and
 compares the result with the reference (a wrong result is a failure, never a time),
-then times `repeats` runs and reports the median kernel time. A candidate whose checked
+then times `repeats` runs and reports the median kernel time. Before each timed run the
+worker writes `FLUSH_BYTES` of scratch memory, so no candidate is timed on inputs that
+the previous run left in the caches (on an H100, inputs up to its 50 MB L2 would stay
+resident and flatter candidates that a real program, calling other code in between,
+would not see). A candidate whose checked
 run is already `CUTOFF` times slower than the best so far is not timed further: its
 one run is its time. `interleave` times finished candidates against each other, one
 median of `repeats` runs of each in turn, `rounds` times over, so they share the
@@ -34,6 +38,7 @@ from mdh_ir.tuning.database import OK, Evaluation
 
 READY_TIMEOUT = 600.0
 CUTOFF = 3.0
+FLUSH_BYTES = 256 << 20
 
 
 def _serve(conn: Connection) -> None:
@@ -58,7 +63,7 @@ def _serve(conn: Connection) -> None:
         values, best = payload
         try:
             program = compile_module(module, device, Config(**values))
-            outputs, first = program.run(inputs, repeats=1)
+            outputs, first = program.run(inputs, repeats=1, flush_bytes=FLUSH_BYTES)
             check = compare(module, inputs, outputs, reference)
             if not check.ok:
                 conn.send(("wrong", None, [], check.message))
@@ -66,7 +71,7 @@ def _serve(conn: Connection) -> None:
             if best is not None and first[0] > CUTOFF * best:
                 conn.send((OK, first[0], first, f"{check.message}; one run: > {CUTOFF:g}x best"))
                 continue
-            _, times = program.run(inputs, repeats=repeats)
+            _, times = program.run(inputs, repeats=repeats, flush_bytes=FLUSH_BYTES)
             conn.send((OK, statistics.median(times), times, check.message))
         except MDHError as e:
             conn.send(("rule", None, [], str(e)))
@@ -84,7 +89,7 @@ def _interleaved(module, device, inputs, repeats: int, configs: list[dict], roun
     times: list[list[float]] = [[] for _ in programs]
     for _ in range(rounds):
         for program, t in zip(programs, times):
-            t.append(statistics.median(program.run(inputs, repeats=repeats)[1]))
+            t.append(statistics.median(program.run(inputs, repeats, FLUSH_BYTES)[1]))
     return [statistics.median(t) for t in times]
 
 
@@ -120,6 +125,11 @@ class Evaluator:
         if not self.conn.poll(READY_TIMEOUT) or self.conn.recv() != "ready":
             raise RuntimeError("the evaluation worker did not start")
 
+    def _ensure_running(self) -> None:
+        if self.process is None or self.process.poll() is not None:
+            self._stop()
+            self._start()
+
     def _stop(self) -> None:
         if self.process is not None:
             self.process.kill()
@@ -130,9 +140,7 @@ class Evaluator:
 
     def evaluate(self, cfg: Config, technique: str = "", best: float | None = None) -> Evaluation:
         """Evaluate `cfg`; `best` (seconds) lets a clearly slower candidate stop early."""
-        if self.process is None or self.process.poll() is not None:
-            self._stop()
-            self._start()
+        self._ensure_running()
         text = str(cfg.to_attr())
         start = time.perf_counter()
         self.conn.send(("evaluate", (dict(cfg.__dict__), best)))
@@ -151,9 +159,7 @@ class Evaluator:
 
     def interleave(self, cfgs: list[Config], rounds: int) -> list[float] | None:
         """Median times of `cfgs` timed in turns, or None if that failed."""
-        if self.process is None or self.process.poll() is not None:
-            self._stop()
-            self._start()
+        self._ensure_running()
         self.conn.send(("interleave", ([dict(c.__dict__) for c in cfgs], rounds)))
         try:
             if self.conn.poll(self.timeout * len(cfgs)):
