@@ -4,14 +4,16 @@ measured with OpenCL profiling events.
 
 The variants of a case are timed round-robin: one run of each, `repeats` times over, so
 that every variant sees the same conditions (other work on a shared machine, clocks) and
-their ratios hold even when absolute times drift. Each round starts with the next
-variant: on PoCL the first kernel run after a long host computation is slow (measured:
-gaussian 4096² run right after numpy's 0.3 s einsum 21.2 ms, run again 11.3 ms), and
-rotating spreads that over all variants instead of charging it to the first one.
+their ratios hold even when absolute times drift. Each round runs the variants in a
+new (seeded) random order: on PoCL the first kernel run after a long host computation
+is slow (measured: gaussian 4096² run right after numpy's 0.3 s einsum 21.2 ms, run
+again 11.3 ms), so a fixed order would charge that to whichever variant follows the
+slow peer, in every round.
 """
 
 from __future__ import annotations
 
+import random
 import statistics
 import time
 from collections.abc import Callable
@@ -75,16 +77,16 @@ def host_sampler(variant: str, run: Callable[[], object], note: str) -> Sampler:
 
 
 def interleave(prepared: list[Sampler | Measurement], repeats: int) -> list[Measurement]:
-    """Time every sampler `repeats` times, round-robin (each round starting one sampler
-    later), after one warm-up round; a sampler that raises is dropped and its variants
+    """Time every sampler `repeats` times, round-robin (each round in a new random
+    order), after one warm-up round; a sampler that raises is dropped and its variants
     marked unavailable. Measurements in `prepared` (unavailable, or timed elsewhere) are
     passed through in order."""
     failed: dict[int, str] = {}
     times: dict[str, list[float]] = {}
     samplers = [(i, p) for i, p in enumerate(prepared) if isinstance(p, Sampler)]
+    order = random.Random(0)
     for round_ in range(repeats + 1):
-        shift = round_ % max(1, len(samplers))
-        for i, sampler in samplers[shift:] + samplers[:shift]:
+        for i, sampler in order.sample(samplers, len(samplers)):
             if i in failed:
                 continue
             try:

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from xdsl.parser import Parser
-
 from benchmarks.measure import Measurement, Sampler
 from benchmarks.run import CaseData, log
 from mdh_ir.config import Config
@@ -18,9 +16,8 @@ from mdh_ir.device import DeviceInfo
 from mdh_ir.dialects.mdh import ConfigAttr
 from mdh_ir.runtime import compile_module, select_device
 from mdh_ir.semantics.reference import find_compute
-from mdh_ir.tools.context import make_context
 from mdh_ir.tuning.database import Database
-from mdh_ir.tuning.tuner import Budget, Progress, Tuner
+from mdh_ir.tuning.tuner import Budget, Progress, Tuner, parse_config
 
 
 @dataclass(frozen=True)
@@ -48,9 +45,7 @@ def tune(data: CaseData, device: str, budget: str, db: str) -> Tuning:
     log(f"   tuning: {summary}")
     if p.best is None:
         return Tuning(None, summary)
-    attr = Parser(make_context(), p.best.config).parse_attribute()
-    op = find_compute(data.module)
-    return Tuning(Config(**Config.from_attr(attr, op)), summary)  # type: ignore[arg-type]
+    return Tuning(parse_config(p.best.config, find_compute(data.module)), summary)
 
 
 def default(data: CaseData, device: str) -> Config:
