@@ -87,8 +87,8 @@ def _gpu_vectors(op: ComputeOp, device: DeviceInfo, lanes: int = 4) -> Config | 
     for d, n in _spread(min(256, device.max_wg_size), list(range(rank)), narrowed).items():
         num_wi[d] = n
     pt[inner] = lanes
-    cfg = _assemble(op, device, num_wi, pt, tuple(range(rank))).with_(vector_width=lanes)
-    return cfg if vector_problem(TilePlan(op, cfg)) is None else None
+    cfg = _widest_vectors(op, _assemble(op, device, num_wi, pt, tuple(range(rank))), (lanes,))
+    return cfg if cfg.vector_width == lanes else None
 
 
 def _gpu_transposed_tiles(op: ComputeOp, device: DeviceInfo, side: int = 32) -> Config | None:
@@ -99,10 +99,12 @@ def _gpu_transposed_tiles(op: ComputeOp, device: DeviceInfo, side: int = 32) -> 
     bandwidth). None if no input is read across the output's order."""
     sizes, rank = op.sizes, op.rank
     out = dim_of(op.output_maps[0].results[-1])
+    if out is None:
+        return None
     for b, maps in enumerate(op.input_maps):
         dims = [dim_of(r) for r in maps[0].results]
         inner = dims[-1]
-        if out is None or inner is None or inner == out or out not in dims or len(maps) > 1:
+        if inner is None or inner == out or out not in dims or len(maps) > 1:
             continue
         if min(sizes[out], sizes[inner]) < side:
             continue
@@ -143,7 +145,7 @@ def _gpu_register_tiles(op: ComputeOp, device: DeviceInfo, pair: list[int], pw: 
         inp_mem=(("lcl",) * inputs, ("glb",) * inputs),
         ocl_dim=(_ocl_dims(num_wg), _ocl_dims(num_wi)),
     )  # fmt: skip
-    return cfg.with_(vector_width=2) if vector_problem(TilePlan(op, cfg.with_(vector_width=2))) is None else cfg
+    return _widest_vectors(op, cfg, (2,))
 
 
 def _cpu_config(op: ComputeOp, device: DeviceInfo, inner: int) -> Config:
@@ -156,8 +158,15 @@ def _cpu_config(op: ComputeOp, device: DeviceInfo, inner: int) -> Config:
         pt[d] = _register_tile(sizes[d], tile)
     outer_pw = [d for d in pw if d != inner]
     cfg = _assemble(op, device, [1] * rank, pt, tuple(outer_pw + order + ([inner] if inner in pw else [])))
-    widths = [w for w in (16, 8, 4) if vector_problem(TilePlan(op, cfg.with_(vector_width=w))) is None]
-    return cfg.with_(vector_width=widths[0]) if widths else cfg
+    return _widest_vectors(op, cfg, (16, 8, 4))
+
+
+def _widest_vectors(op: ComputeOp, cfg: Config, widths: tuple[int, ...]) -> Config:
+    """`cfg` with the first of `widths` the rule `vector-width` allows, else unchanged."""
+    for w in widths:
+        if vector_problem(TilePlan(op, cfg.with_(vector_width=w))) is None:
+            return cfg.with_(vector_width=w)
+    return cfg
 
 
 def _kinds(op: ComputeOp) -> tuple[list[int], list[int]]:
@@ -266,5 +275,6 @@ def complete_config(op: ComputeOp, device: DeviceInfo) -> Config:
     cfg = base.with_(**{**derived, **given})
     if "vector_width" in given:
         return cfg
-    widths = [w for w in (16, 8, 4, 2) if vector_problem(TilePlan(op, cfg.with_(vector_width=w))) is None]
-    return cfg.with_(vector_width=widths[0] if widths and base.vector_width > 1 else 1)
+    if base.vector_width == 1:
+        return cfg.with_(vector_width=1)
+    return _widest_vectors(op, cfg.with_(vector_width=1), (16, 8, 4, 2))

@@ -93,6 +93,14 @@ def _context(device):
     return ctx, queue
 
 
+@cache
+def _scratch(ctx, nbytes: int):
+    """One scratch buffer per context and size (written to flush caches)."""
+    import pyopencl as cl
+
+    return cl.Buffer(ctx, cl.mem_flags.READ_WRITE, size=nbytes)
+
+
 def known_config(op: ComputeOp, info: DeviceInfo) -> Config | None:
     """The best configuration the tuning database knows for `op` on this device, else the
     one shipped with the package for this device (`mdh_ir.tuning.shipped`)."""
@@ -168,7 +176,7 @@ class Program:
 
         block = self.host.body.block
         mf = cl.mem_flags
-        scratch = cl.Buffer(self.ctx, mf.READ_WRITE, size=flush_bytes) if flush_bytes else None
+        scratch = _scratch(self.ctx, flush_bytes) if flush_bytes else None
         buffers: dict[SSAValue, object] = {}
         for arg, x, t in zip(block.args, inputs, self.op.input_element_types):
             expected = tuple(arg.type.get_shape())  # type: ignore[attr-defined]
