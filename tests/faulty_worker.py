@@ -1,7 +1,8 @@
 """An evaluation worker with faults injected by configuration (tests only).
 
 Run as `python -m tests.faulty_worker FD`: a candidate whose `pt_size` starts with
-4 fails to build, 2 gives a wrong result, 3 crashes the worker, 7 hangs.
+4 fails to build, 2 gives a wrong result, 3 crashes the worker, 7 hangs while building,
+5 hangs while running.
 """
 
 import os
@@ -25,6 +26,11 @@ class WrongProgram:
         return [o + 1 for o in outputs], times
 
 
+class HangingProgram:
+    def run(self, inputs, repeats=1, flush_bytes=0):
+        time.sleep(3600)
+
+
 def faulty_compile(module, device=None, config=None):
     fault = config.pt_size[0] if config is not None else None
     if fault == 4:
@@ -34,6 +40,8 @@ def faulty_compile(module, device=None, config=None):
     if fault == 7:
         time.sleep(3600)
     program = real_compile(module, device, config)
+    if fault == 5:
+        return HangingProgram()
     return WrongProgram(program) if fault == 2 else program
 
 

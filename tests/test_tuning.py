@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 import numpy as np
+import optuna
 import pytest
 
 from mdh_ir.catalog import CATALOG
@@ -24,8 +25,10 @@ from mdh_ir.runtime import compile_module
 from mdh_ir.semantics.compare import reference_outputs
 from mdh_ir.semantics.reference import find_compute, random_inputs
 from mdh_ir.tuning.database import OK, Database, Evaluation, computation_key
+from mdh_ir.tuning import evaluate
 from mdh_ir.tuning.evaluate import Evaluator
-from mdh_ir.tuning.space import Infeasible, RandomTrial, sample_config
+from mdh_ir.tuning.search import NEIGHBOURS, make_technique
+from mdh_ir.tuning.space import Infeasible, RandomTrial, config_params, sample_config
 from mdh_ir.tuning.tuner import Budget, Progress, Tuner, best_config
 
 ROOT = Path(__file__).parent.parent
@@ -54,6 +57,39 @@ def test_space_of_large_computations_samples_fast_and_legal(name: str, sizes: di
         assert violations(op, cfg, PRESETS["gpu"]) == []
     assert drawn > 50
     assert time.perf_counter() - start < 20
+
+
+@pytest.mark.parametrize("device", sorted(PRESETS))
+def test_every_default_configuration_is_a_point_of_the_space(device: str) -> None:
+    """The tuner starts its search from the default: its draws must reproduce it."""
+    for name, entry in CATALOG.items():
+        for sizes in [entry.small, *entry.paper]:
+            op = find_compute(entry.build(**sizes))
+            default = default_config(op, PRESETS[device])
+            params = config_params(op, PRESETS[device], default)
+            assert params is not None, f"{name} {sizes}: {default.to_attr()}"
+            assert sample_config(op, PRESETS[device], optuna.trial.FixedTrial(params), default) == default
+
+
+@pytest.mark.parametrize("technique", ["tpe", "ga", "anneal"])
+def test_search_starts_around_the_default(technique: str) -> None:
+    """After `start_from`, the first trials redraw one or two of the default's draws."""
+    op = find_compute(CATALOG["matmul"].build(i=1024, j=1024, k=1024))
+    device = PRESETS["cpu"]
+    default = default_config(op, device)
+    params = config_params(op, device, default)
+    search = make_technique(technique, 0)
+    search.start_from(params, 1.0)  # type: ignore[arg-type]
+    for _ in range(NEIGHBOURS):
+        trial = search.ask()
+        try:
+            sample_config(op, device, trial, default)
+        except Infeasible:
+            pass
+        drawn = trial.params
+        moved = [k for k, v in drawn.items() if k in params and v != params[k]]
+        assert 1 <= len(moved) <= 2, moved
+        search.tell(trial, None)
 
 
 def test_budget_parsing() -> None:
@@ -155,8 +191,9 @@ def test_same_seed_draws_the_same_candidates(tmp_path) -> None:
     assert runs[0] == runs[1] and len(runs[0]) == 4
 
 
-def test_failing_candidates_are_recorded_and_skipped(tmp_path) -> None:
-    """Build errors, wrong results, crashes and hangs are recorded; tuning goes on."""
+def test_failing_candidates_are_recorded_and_skipped(tmp_path, monkeypatch) -> None:
+    """Build errors, wrong results, crashes, hangs and runs far slower than the best are
+    recorded; tuning goes on."""
     module = CATALOG["matvec"].build(i=16, k=16)
     op = find_compute(module)
     db = Database(tmp_path / "t.sqlite")
@@ -164,12 +201,15 @@ def test_failing_candidates_are_recorded_and_skipped(tmp_path) -> None:
     # random draws give pt_size[0] in {1, 2, 4, 8, 16}: build errors and wrong results
     base = default_config(op, tuner.info)
     inputs = random_inputs(op, np.random.default_rng(0))
-    with Evaluator(module, inputs, reference_outputs(module, inputs), "cpu", 1, 5, "tests.faulty_worker") as ev:
-        statuses = [
-            ev.evaluate(base.with_(pt_size=(p, 1), lt_size=(8, 16), num_wg=(1, 1), num_wi=(1, 1))).status
-            for p in (4, 2, 3, 7, 1)
+    reference = reference_outputs(module, inputs)
+    with monkeypatch.context() as m, Evaluator(module, inputs, reference, "cpu", 1, 5, "tests.faulty_worker") as ev:
+        m.setattr(evaluate, "RUN_SLACK", 1.0)
+        found = [
+            ev.evaluate(base.with_(pt_size=(p, 1), lt_size=(8, 16), num_wg=(1, 1), num_wi=(1, 1)), best=1e-3)
+            for p in (4, 2, 3, 7, 5, 1)
         ]
-    assert statuses == ["build", "wrong", "crash", "timeout", OK]
+    assert [e.status for e in found] == ["build", "wrong", "crash", "timeout", "slow", OK]
+    assert found[4].cost < 4, "a run far slower than the best is stopped before the time limit"
 
     progress = tuner.run(Budget.parse("20evals"))
     stored = db.evaluations(tuner.key, tuner.info.key)

@@ -8,7 +8,11 @@ the previous run left in the caches (on an H100, inputs up to its 50 MB L2 would
 resident and flatter candidates that a real program, calling other code in between,
 would not see). A candidate whose checked
 run is already `CUTOFF` times slower than the best so far is not timed further: its
-one run is its time. `interleave` times finished candidates against each other, one
+one run is its time. Once a candidate is built, its runs get the time that a candidate
+`CUTOFF` times slower than the best could need (plus `RUN_SLACK` seconds for transfers
+and the check); a worker that is still running then is stopped and the candidate
+recorded as `slow` (in a search's first draws, single runs of 100-600 times the best
+are common: 40 s of a 60 s budget for one useless candidate). `interleave` times finished candidates against each other, one
 median of `repeats` runs of each in turn, `rounds` times over, so they share the
 machine's conditions (the tuner's final check of its pick). The worker is a separate
 process so that a candidate that hangs is stopped by the time limit and one that
@@ -38,6 +42,7 @@ from mdh_ir.tuning.database import OK, Evaluation
 
 READY_TIMEOUT = 600.0
 CUTOFF = 3.0
+RUN_SLACK = 5.0
 FLUSH_BYTES = 256 << 20
 
 
@@ -63,6 +68,7 @@ def _serve(conn: Connection) -> None:
         values, best = payload
         try:
             program = compile_module(module, device, Config(**values))
+            conn.send("built")
             outputs, first = program.run(inputs, repeats=1, flush_bytes=FLUSH_BYTES)
             check = compare(module, inputs, outputs, reference)
             if not check.ok:
@@ -108,6 +114,7 @@ class Evaluator:
     ):
         """`worker`: the module run as the worker (`python -m worker FD`)."""
         self.args = (str(module), device, inputs, reference, repeats)
+        self.repeats = repeats
         self.worker = worker
         self.timeout = timeout
         self.process: Any = None
@@ -145,17 +152,32 @@ class Evaluator:
         start = time.perf_counter()
         self.conn.send(("evaluate", (dict(cfg.__dict__), best)))
         try:
-            if self.conn.poll(self.timeout):
-                status, seconds, times, message = self.conn.recv()
-            else:
-                self._stop()
-                status, seconds, times, message = "timeout", None, [], f"exceeded {self.timeout:g} s"
+            status, seconds, times, message = self._reply(start, best)
         except (EOFError, ConnectionError):
             code = self.process.wait() if self.process is not None else None
             self._stop()
             status, seconds, times, message = "crash", None, [], f"worker exited with {code}"
         cost = time.perf_counter() - start
         return Evaluation(text, status, seconds, times, message, cost, technique)
+
+    def _reply(self, start: float, best: float | None) -> tuple:
+        """The worker's result, or a `timeout` or `slow` failure once it is stopped."""
+        if not self.conn.poll(self.timeout):
+            return self._stopped("timeout", f"exceeded {self.timeout:g} s")
+        reply = self.conn.recv()
+        if reply != "built":
+            return reply
+        left = self.timeout - (time.perf_counter() - start)
+        limit = left if best is None else RUN_SLACK + CUTOFF * best * (1 + self.repeats)
+        if self.conn.poll(min(left, limit)):
+            return self.conn.recv()
+        if limit < left:
+            return self._stopped("slow", f"runs exceeded {limit:.3g} s")
+        return self._stopped("timeout", f"exceeded {self.timeout:g} s")
+
+    def _stopped(self, status: str, message: str) -> tuple:
+        self._stop()
+        return status, None, [], message
 
     def interleave(self, cfgs: list[Config], rounds: int) -> list[float] | None:
         """Median times of `cfgs` timed in turns, or None if that failed."""

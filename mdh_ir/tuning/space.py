@@ -6,18 +6,25 @@ dependency order, each from a range that the earlier choices and the constraints
 ceil(lt_size/pt_size) within the work-group budget, num_wg <= ceil(N/lt_size), caches
 only for buffers whose accesses share one box, `wi-combine` choices only when allowed.
 The rules that depend on several choices at once (local and private memory) are checked
-at the end; a draw that breaks them raises `Infeasible` and is never built.
+at the end; a draw that breaks them raises `Infeasible` and is never built. Choices
+that cannot change the program are not drawn: the layout of a buffer that is not
+cached, the OpenCL dimension of a dimension with one work-group or one work-item (2),
+the combine layer of a computation without reductions, the order of the local-tile
+loops when at most one of them takes more than one step (identity).
 
 Every parameter is drawn as `trial.suggest_float(name, 0, 1)` and mapped onto its
 ordered list of choices (`choose`): each name keeps one fixed distribution even though
 its choices depend on earlier draws (optuna requires that), tile sizes get an ordinal
 scale a model can learn, and a local search can move any parameter the same way.
 `trial` is an `optuna.Trial`, a `RandomTrial`, or a technique's own trial.
+`config_params` inverts the mapping: the draws under which `sample_config` gives a
+known configuration (the default), so that a search can start around it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from math import isqrt
 from typing import Any, Protocol
 
 import numpy as np
@@ -49,21 +56,40 @@ class RandomTrial:
         return self.params[name]
 
 
+class ReplayTrial:
+    """The draws that make `sample_config` choose `targets`' value for each name (a
+    choice, or a permutation's key); a value that is not a choice raises ValueError."""
+
+    def __init__(self, targets: dict[str, Any]):
+        self.targets = targets
+        self.params: dict[str, float] = {}
+
+    def suggest_float(self, name: str, low: float, high: float) -> float:
+        self.params[name] = self.targets[name]
+        return self.params[name]
+
+    def pick(self, name: str, choices: Sequence[Any]) -> float:
+        self.params[name] = (list(choices).index(self.targets[name]) + 0.5) / len(choices)
+        return self.params[name]
+
+
 def choose(trial: Trial, name: str, choices: Sequence[Any]) -> Any:
     """The choice at the position `trial` draws for `name` in [0, 1)."""
-    u = trial.suggest_float(name, 0.0, 1.0)
+    pick = getattr(trial, "pick", None)
+    u = pick(name, choices) if pick else trial.suggest_float(name, 0.0, 1.0)
     return choices[min(int(u * len(choices)), len(choices) - 1)]
 
 
-def candidates(limit: int, base: int | None = None) -> list[int]:
-    """Values in [1, limit]: powers of two, divisors of `base`, and `limit` itself."""
-    values = {1, limit}
+def candidates(limit: int, base: int | None = None, extra: int | None = None) -> list[int]:
+    """Values in [1, limit]: powers of two, divisors of `base`, `extra`, and `limit`."""
+    values = {1, limit} | ({extra} if extra is not None and extra <= limit else set())
     p = 2
     while p <= limit:
         values.add(p)
         p *= 2
     if base is not None:
-        values.update(d for d in range(1, limit + 1) if base % d == 0)
+        small = [d for d in range(1, isqrt(base) + 1) if base % d == 0]
+        values.update(v for d in small for v in (d, base // d) if v <= limit)
     return sorted(values)
 
 
@@ -75,18 +101,51 @@ def permutation(trial: Trial, name: str, n: int) -> tuple[int, ...]:
     return tuple(int(i) for i in np.argsort(keys, kind="stable"))
 
 
-def sample_config(op: ComputeOp, device: DeviceInfo, trial: Trial) -> Config:
+def _keys(name: str, order: Sequence[int]) -> dict[str, float]:
+    """Keys under which `permutation` gives `order`."""
+    return {f"{name}_{i}": (j + 0.5) / len(order) for j, i in enumerate(order)}
+
+
+def config_params(op: ComputeOp, device: DeviceInfo, cfg: Config) -> dict[str, float] | None:
+    """The draws under which `sample_config` gives `cfg`, or None if it cannot."""
+    targets: dict[str, Any] = dict(res_mem=cfg.res_mem[0], combine_layer=cfg.combine_layer)
+    targets.update(vector_width=cfg.vector_width, unroll=cfg.unroll)
+    for d in range(op.rank):
+        targets.update({f"lt{d}": cfg.lt_size[d], f"pt{d}": cfg.pt_size[d]})
+        targets.update({f"wi{d}": cfg.num_wi[d], f"wg{d}": cfg.num_wg[d]})
+        targets.update({f"ocl_wg{d}": cfg.ocl_dim[0][d], f"ocl_wi{d}": cfg.ocl_dim[1][d]})
+    for b in range(len(op.inputs)):
+        targets.update({f"lcl{b}": cfg.inp_mem[0][b], f"prv{b}": cfg.inp_mem[1][b]})
+        for layer, layouts in zip(("lt", "pt"), cfg.buf_layout):
+            targets.update(_keys(f"layout_{layer}{b}", layouts[b]))
+    for layer, order in zip(("lt", "pt"), cfg.loop_order):
+        targets.update(_keys(f"order_{layer}", order))
+    trial = ReplayTrial(targets)
+    try:
+        same = sample_config(op, device, trial, cfg) == cfg
+    except (ValueError, Infeasible):
+        return None
+    return trial.params if same else None
+
+
+def sample_config(op: ComputeOp, device: DeviceInfo, trial: Trial, around: Config | None = None) -> Config:
+    """A configuration from `trial`'s draws; the sizes of `around` (the default
+    configuration) join the choices of each size, so a search can start from it."""
     sizes, rank = op.sizes, op.rank
     kinds = [c.kind for c in op.combines]
     lt, pt, wi, wg = [], [], [], []
     budget = device.max_wg_size
+
+    def own(key: str, d: int) -> int | None:
+        return getattr(around, key)[d] if around is not None else None
+
     for d, n in enumerate(sizes):
-        lt.append(choose(trial, f"lt{d}", candidates(n, n)))
-        pt.append(choose(trial, f"pt{d}", candidates(lt[d], lt[d])))
+        lt.append(choose(trial, f"lt{d}", candidates(n, n, own("lt_size", d))))
+        pt.append(choose(trial, f"pt{d}", candidates(lt[d], lt[d], own("pt_size", d))))
         most = min(ceildiv(lt[d], pt[d]), budget, device.max_wi_sizes[0])
-        wi.append(choose(trial, f"wi{d}", candidates(most)))
+        wi.append(choose(trial, f"wi{d}", candidates(most, None, own("num_wi", d))))
         budget //= wi[d]
-        wg.append(choose(trial, f"wg{d}", candidates(ceildiv(n, lt[d]))))
+        wg.append(choose(trial, f"wg{d}", candidates(ceildiv(n, lt[d]), None, own("num_wg", d))))
 
     probe = Config(
         num_wg=tuple(wg), num_wi=tuple(wi), lt_size=tuple(lt), pt_size=tuple(pt),
@@ -108,7 +167,9 @@ def sample_config(op: ComputeOp, device: DeviceInfo, trial: Trial) -> Config:
     res = choose(trial, "res_mem", res_choices)
     layer_choices = ["end", "lt"] if cross_wi else ["end", "lt", "pt"]
     ranks = [len(v.type.get_shape()) for v in op.inputs]  # type: ignore[attr-defined]
-    loop_order = (permutation(trial, "order_lt", rank), permutation(trial, "order_pt", rank))
+    lt_steps = [ceildiv(ceildiv(n, lt[d]), wg[d]) for d, n in enumerate(sizes)]
+    order_lt = permutation(trial, "order_lt", rank) if sum(s > 1 for s in lt_steps) > 1 else tuple(range(rank))
+    loop_order = (order_lt, permutation(trial, "order_pt", rank))
     inner = loop_order[1][-1]
     lanes_ok = kinds[inner] != "pw" or res == "prv"
     widths = [
@@ -123,15 +184,18 @@ def sample_config(op: ComputeOp, device: DeviceInfo, trial: Trial) -> Config:
         inp_mem=(lcl, prv),
         res_mem=(res,) * len(op.outputs),
         ocl_dim=tuple(
-            tuple(choose(trial, f"ocl_{layer}{d}", [0, 1, 2]) for d in range(rank))
-            for layer in ("wg", "wi")
+            tuple(choose(trial, f"ocl_{layer}{d}", [0, 1, 2]) if counts[d] > 1 else 2 for d in range(rank))
+            for layer, counts in (("wg", wg), ("wi", wi))
         ),  # type: ignore[arg-type]
         buf_layout=tuple(
-            tuple(permutation(trial, f"layout_{layer}{b}", r) for b, r in enumerate(ranks))
-            for layer in ("lt", "pt")
+            tuple(
+                permutation(trial, f"layout_{layer}{b}", r) if mem[b] != "glb" else tuple(range(r))
+                for b, r in enumerate(ranks)
+            )
+            for layer, mem in (("lt", lcl), ("pt", prv))
         ),  # type: ignore[arg-type]
         loop_order=loop_order,
-        combine_layer=choose(trial, "combine_layer", layer_choices),
+        combine_layer=choose(trial, "combine_layer", layer_choices) if "pw" in kinds else "end",
         vector_width=choose(trial, "vector_width", widths),
         unroll=choose(trial, "unroll", [1, 2, 4, 8]),
     )

@@ -1,6 +1,7 @@
 """The tuning loop: search the space of one computation on one device within a budget.
 
-The default configuration is evaluated first. Then the technique proposes draws;
+The default configuration is evaluated first and given to the technique as its
+starting point (`Technique.start_from`). Then the technique proposes draws;
 draws that break a rule are never built; every other candidate is looked up in the
 database before it is evaluated. A configuration stored by an earlier run counts as an
 evaluation of this run (with its stored cost) without running again: a killed run,
@@ -37,7 +38,7 @@ from mdh_ir.tools.context import make_context
 from mdh_ir.tuning.database import Database, Evaluation, computation_key
 from mdh_ir.tuning.evaluate import Evaluator
 from mdh_ir.tuning.search import make_technique
-from mdh_ir.tuning.space import Infeasible, sample_config
+from mdh_ir.tuning.space import Infeasible, config_params, sample_config
 
 CONFIRM_ROUNDS = 5
 """Rounds of the final interleaved timing of the best candidate against the default."""
@@ -162,13 +163,17 @@ class Tuner:
                 self.on_progress(progress)
                 return result
 
-            progress.default = measure(default_config(self.op, self.info))
+            default = default_config(self.op, self.info)
+            progress.default = measure(default)
+            params = config_params(self.op, self.info, default)
+            if progress.default.ok and params is not None:
+                self.technique.start_from(params, progress.default.seconds)  # type: ignore[arg-type]
             stalled = 0
             while not progress.done(budget) and stalled < STALL_LIMIT:
                 started = time.perf_counter()
                 trial = self.technique.ask()
                 try:
-                    cfg = sample_config(self.op, self.info, trial)
+                    cfg = sample_config(self.op, self.info, trial, default)
                 except Infeasible:
                     cfg = None
                 text = str(cfg.to_attr()) if cfg is not None else None
