@@ -21,12 +21,18 @@ class WrongProgram:
     def __init__(self, program):
         self.program = program
 
+    def upload(self, inputs):
+        return self.program.upload(inputs)
+
     def run(self, inputs, repeats=1, flush_bytes=0):
         outputs, times = self.program.run(inputs, repeats, flush_bytes)
         return [o + 1 for o in outputs], times
 
 
 class HangingProgram:
+    def upload(self, inputs):
+        return inputs
+
     def run(self, inputs, repeats=1, flush_bytes=0):
         time.sleep(3600)
 

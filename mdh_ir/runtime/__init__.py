@@ -166,24 +166,35 @@ class Program:
     def __call__(self, *inputs: np.ndarray) -> list[np.ndarray]:
         return self.run(list(inputs))[0]
 
+    def upload(self, inputs: list[np.ndarray]) -> list:
+        """Device buffers holding `inputs`, for `run` to use again and again, as a program
+        does whose data stays on the device. (A fresh buffer's first kernel is slower: on
+        an H100, jacobi3d 256^3 timed 0.076 ms on fresh input buffers, 0.058 on reused.)"""
+        import pyopencl as cl
+
+        buffers = []
+        for arg, x, t in zip(self.host.body.block.args, inputs, self.op.input_element_types):
+            expected = tuple(arg.type.get_shape())  # type: ignore[attr-defined]
+            x = np.ascontiguousarray(x, dtype=numpy_dtype(t))
+            if x.shape != expected:
+                raise ValueError(f"input of shape {x.shape}, expected {expected}")
+            buffers.append(cl.Buffer(self.ctx, cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR, hostbuf=x))
+        return buffers
+
     def run(
-        self, inputs: list[np.ndarray], repeats: int = 1, flush_bytes: int = 0
+        self, inputs: list, repeats: int = 1, flush_bytes: int = 0
     ) -> tuple[list[np.ndarray], list[float]]:
-        """Outputs and, per repeat, the summed kernel time in seconds. With `flush_bytes`,
-        a scratch buffer of that size is written before each repeat, so that the inputs
-        are not cache-resident (as between the calls of a real program)."""
+        """Outputs and, per repeat, the summed kernel time in seconds. `inputs`: arrays,
+        or the buffers of `upload`. With `flush_bytes`, a scratch buffer of that size is
+        written before each repeat, so that the inputs are not cache-resident (as
+        between the calls of a real program)."""
         import pyopencl as cl
 
         block = self.host.body.block
         mf = cl.mem_flags
         scratch = _scratch(self.ctx, flush_bytes) if flush_bytes else None
-        buffers: dict[SSAValue, object] = {}
-        for arg, x, t in zip(block.args, inputs, self.op.input_element_types):
-            expected = tuple(arg.type.get_shape())  # type: ignore[attr-defined]
-            x = np.ascontiguousarray(x, dtype=numpy_dtype(t))
-            if x.shape != expected:
-                raise ValueError(f"input of shape {x.shape}, expected {expected}")
-            buffers[arg] = cl.Buffer(self.ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=x)
+        resident = all(isinstance(x, cl.Buffer) for x in inputs)
+        buffers: dict[SSAValue, object] = dict(zip(block.args, inputs if resident else self.upload(inputs)))
         times = []
         for _ in range(repeats):
             if scratch is not None:

@@ -69,7 +69,8 @@ def _serve(conn: Connection) -> None:
         try:
             program = compile_module(module, device, Config(**values))
             conn.send("built")
-            outputs, first = program.run(inputs, repeats=1, flush_bytes=FLUSH_BYTES)
+            resident = program.upload(inputs)
+            outputs, first = program.run(resident, repeats=1, flush_bytes=FLUSH_BYTES)
             check = compare(module, inputs, outputs, reference)
             if not check.ok:
                 conn.send(("wrong", None, [], check.message))
@@ -77,7 +78,7 @@ def _serve(conn: Connection) -> None:
             if best is not None and first[0] > CUTOFF * best:
                 conn.send((OK, first[0], first, f"{check.message}; one run: > {CUTOFF:g}x best"))
                 continue
-            _, times = program.run(inputs, repeats=repeats, flush_bytes=FLUSH_BYTES)
+            _, times = program.run(resident, repeats=repeats, flush_bytes=FLUSH_BYTES)
             conn.send((OK, statistics.median(times), times, check.message))
         except MDHError as e:
             conn.send(("rule", None, [], str(e)))
@@ -92,10 +93,11 @@ def _interleaved(module, device, inputs, repeats: int, configs: list[dict], roun
     from mdh_ir.runtime import compile_module
 
     programs = [compile_module(module, device, Config(**values)) for values in configs]
+    resident = [program.upload(inputs) for program in programs]
     times: list[list[float]] = [[] for _ in programs]
     for _ in range(rounds):
-        for program, t in zip(programs, times):
-            t.append(statistics.median(program.run(inputs, repeats, FLUSH_BYTES)[1]))
+        for program, buffers, t in zip(programs, resident, times):
+            t.append(statistics.median(program.run(buffers, repeats, FLUSH_BYTES)[1]))
     return [statistics.median(t) for t in times]
 
 
