@@ -110,3 +110,19 @@ def test_flushed_runs_give_the_same_outputs() -> None:
     flushed, times = program.run(inputs, repeats=3, flush_bytes=1 << 20)
     np.testing.assert_array_equal(plain[0], flushed[0])
     assert len(times) == 3 and all(t > 0 for t in times)
+
+
+def test_uploaded_inputs_serve_many_runs() -> None:
+    """`upload` keeps inputs on the device: every run on those buffers (of a program with
+    a temporary and a second kernel) gives the result of a run on the arrays."""
+    module = CATALOG["dot"].build(k=1000)
+    program = compile_module(module, "cpu", default_config(find_compute(module), PRESETS["gpu"]))
+    inputs = CATALOG["dot"].inputs(np.random.default_rng(3), k=1000)
+    resident = program.upload(inputs)
+    (want,), _ = program.run(inputs)
+    for _ in range(3):
+        (got,), _ = program.run(resident, repeats=2)
+        np.testing.assert_array_equal(got, want)
+    check_outputs(module, inputs, [want])
+    with pytest.raises(ValueError, match="expected"):
+        program.upload([inputs[0][:10], inputs[1]])

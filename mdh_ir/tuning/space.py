@@ -74,7 +74,8 @@ class ReplayTrial:
 
 
 def choose(trial: Trial, name: str, choices: Sequence[Any]) -> Any:
-    """The choice at the position `trial` draws for `name` in [0, 1)."""
+    """The choice at the position `trial` draws for `name` in [0, 1); a trial with a
+    `pick` method (`ReplayTrial`) is shown the choices and picks the position itself."""
     pick = getattr(trial, "pick", None)
     u = pick(name, choices) if pick else trial.suggest_float(name, 0.0, 1.0)
     return choices[min(int(u * len(choices)), len(choices) - 1)]
