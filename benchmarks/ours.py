@@ -79,12 +79,11 @@ def sampler(variant: str, data: CaseData, device: str, config: Config) -> Sample
     profiling events, summed over the program's kernels, its inputs uploaded once (as
     the peers' are)."""
     program = compile_module(data.module, device, config)
-    outputs, _ = program.run(data.inputs, repeats=1)
+    resident = program.upload(data.inputs)
+    outputs, _ = program.run(resident, repeats=1)
     wrong = data.check(outputs)
     if wrong is not None:
         return Measurement.missing(variant, f"wrong result: {wrong}")
-
-    resident = program.upload(data.inputs)
 
     def sample() -> dict[str, float]:
         return {variant: program.run(resident, repeats=1)[1][0]}

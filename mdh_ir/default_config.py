@@ -65,14 +65,14 @@ def default_config(op: ComputeOp, device: DeviceInfo) -> Config:
 def _gpu_config(op: ComputeOp, device: DeviceInfo) -> Config:
     sizes, rank = op.sizes, op.rank
     kept, pw = _kinds(op)
+    shapes = []
     if len(kept) >= 2 and pw and min(sizes[d] for d in kept[-2:]) >= 64:
-        for tiled in (_gpu_register_tiles(op, device, kept[-2:], pw), _gpu_output_tiles(op, device, kept[-2:], pw)):
-            if not violations(op, tiled, device):
-                return tiled
-    if not pw:
-        for shaped in (_gpu_transposed_tiles(op, device), _gpu_vectors(op, device)):
-            if shaped is not None and not violations(op, shaped, device):
-                return shaped
+        shapes = [_gpu_register_tiles(op, device, kept[-2:], pw), _gpu_output_tiles(op, device, kept[-2:], pw)]
+    elif not pw:
+        shapes = [_gpu_transposed_tiles(op, device), _gpu_vectors(op, device)]
+    for shaped in shapes:
+        if shaped is not None and not violations(op, shaped, device):
+            return shaped
     many = prod(sizes[d] for d in kept) >= 64 * device.compute_units or not pw
     num_wi, pt = [1] * rank, [1] * rank
     width = min(256, device.max_wg_size)

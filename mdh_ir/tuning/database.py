@@ -52,7 +52,8 @@ OK = "ok"
 """Status of a correct, timed evaluation; every other status is a failure:
 `wrong` (result differs from the reference), `build` (OpenCL build error), `rule`
 (refused by a constraint), `timeout`, `slow` (stopped: its runs took longer than a
-candidate `evaluate.CUTOFF` times slower than the best could), `crash` (the evaluating process died), `error`."""
+candidate `evaluate.CUTOFF` times slower than the best could), `crash` (the evaluating
+process died), `error`."""
 
 
 def default_path() -> Path:

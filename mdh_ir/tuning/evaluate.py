@@ -1,23 +1,23 @@
 """Evaluate candidate configurations in a worker process.
 
-For each configuration the worker lowers and builds the program, runs it once and
-compares the result with the reference (a wrong result is a failure, never a time),
-then times `repeats` runs and reports the median kernel time. Before each timed run the
-worker writes `FLUSH_BYTES` of scratch memory, so no candidate is timed on inputs that
-the previous run left in the caches (on an H100, inputs up to its 50 MB L2 would stay
-resident and flatter candidates that a real program, calling other code in between,
-would not see). A candidate whose checked
-run is already `CUTOFF` times slower than the best so far is not timed further: its
-one run is its time. Once a candidate is built, its runs get the time that a candidate
+For each configuration the worker lowers and builds the program, uploads the inputs
+once, runs it once and compares the result with the reference (a wrong result is a
+failure, never a time), then times `repeats` runs and reports the median kernel time.
+Before each timed run the worker writes `FLUSH_BYTES` of scratch memory, so no
+candidate is timed on inputs that the previous run left in the caches (on an H100,
+inputs up to its 50 MB L2 would stay resident and flatter candidates that a real
+program, calling other code in between, would not see). A candidate whose checked run
+is already `CUTOFF` times slower than the best so far is not timed further: its one
+run is its time. Once a candidate is built, its runs get the time that a candidate
 `CUTOFF` times slower than the best could need (plus `RUN_SLACK` seconds for transfers
-and the check); a worker that is still running then is stopped and the candidate
-recorded as `slow` (in a search's first draws, single runs of 100-600 times the best
-are common: 40 s of a 60 s budget for one useless candidate). `interleave` times finished candidates against each other, one
-median of `repeats` runs of each in turn, `rounds` times over, so they share the
-machine's conditions (the tuner's final check of its pick). The worker is a separate
-process so that a candidate that hangs is stopped by the time limit and one that
-crashes the OpenCL driver is recorded (`timeout`, `crash`) while tuning goes on with a
-fresh worker. Inputs and the reference result are computed once, by the parent.
+and the check); a worker still running then is stopped and the candidate recorded as
+`slow` (in a search's first draws, single runs of 100-600 times the best are common:
+40 s of a 60 s budget for one useless candidate). `interleave` times finished
+candidates against each other, one median of `repeats` runs of each in turn, `rounds`
+times over, so they share the machine's conditions (the tuner's final check of its
+pick). The worker is a separate process so that a candidate that hangs is stopped by
+the time limit and one that crashes the OpenCL driver is recorded (`timeout`, `crash`)
+while tuning goes on with a fresh worker. Inputs and the reference result are computed once, by the parent.
 
 The worker is `python -m mdh_ir.tuning.evaluate FD`, talking over a socket pair, so it
 never re-imports the caller's main module.
