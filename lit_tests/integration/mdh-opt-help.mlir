@@ -12,5 +12,6 @@
 // CHECK-NEXT:   mdh-place-combine       spell out the re-composition
 // CHECK-NEXT:   mdh-vectorize           apply `vector_width` and `unroll`
 // CHECK-NEXT:   lowlevel-expand         rewrite the structured `lowlevel` ops into scf/arith/memref.
+// CHECK-NEXT:   lowlevel-align-vectors  mark the vector loads and stores aligned to their size.
 // CHECK-NEXT:   lower-to-opencl         the whole pipeline from `mdh.compute` to printable low-level IR.
 // CHECK-NEXT:   convert-linalg-to-mdh   rewrite `linalg.generic` and named linalg ops into `mdh.compute`.

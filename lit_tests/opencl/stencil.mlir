@@ -17,7 +17,7 @@
 // CHECK-LABEL: __kernel __attribute__((reqd_work_group_size(4, 1, 1))) void jacobi1d_0(
 // CHECK-SAME:  __global const float* restrict [[X:v[0-9]+]], __global float* restrict [[Y:v[0-9]+]]) {
 // CHECK-NEXT:    float [[XP:v[0-9]+]][6];
-// CHECK-NEXT:    __local float [[XL:v[0-9]+]][18];
+// CHECK-NEXT:    __local float [[XL:v[0-9]+]][18] __attribute__((aligned(16)));
 // CHECK-NEXT:    const int [[G:v[0-9]+]] = (int)get_group_id(0);
 // CHECK-NEXT:    const int [[WI:v[0-9]+]] = (int)get_local_id(0);
 // CHECK-NEXT:    const int [[OFF:v[0-9]+]] = [[G]] * 16;

@@ -1,9 +1,11 @@
 // RUN: mdh-opt %s --lower-to-opencl | filecheck %s
 
-// Vector code as OpenCL: vector types, vloadN / vstoreN, broadcasts, vector versions of
-// scalar functions, a vector-typed accumulator with a scalar pointer view, fused
-// multiply-adds, #pragma unroll (full for small loops over private arrays), and the lanes
-// of a vectorized reduction combined through .sN components.
+// Vector code as OpenCL: vector types, aligned vector reads and writes through floatN
+// pointers (vloadN / vstoreN where unaligned: passes/lowlevel-align-vectors.mlir),
+// broadcasts, vector versions of scalar functions, a vector-typed accumulator with a
+// scalar pointer view, fused multiply-adds, #pragma unroll (full for small loops over
+// private arrays), and the lanes of a vectorized reduction combined through .sN
+// components.
 
 func.func @mul(%a: f32, %b: f32) -> f32 {
   %r = arith.mulf %a, %b : f32
@@ -70,25 +72,25 @@ func.func @dot(%x: memref<32xf32>, %y: memref<32xf32>) -> memref<f32> {
 // CHECK-NEXT:      for (int [[EI:v[0-9]+]] = 0; [[EI]] < 2; [[EI]] += 1) {
 // CHECK:             #pragma unroll
 // CHECK-NEXT:        for (int [[EJ:v[0-9]+]] = 0; [[EJ]] < 2; [[EJ]] += 1) {
-// CHECK:               const float4 [[BV:v[0-9]+]] = vload4((size_t)0, [[MB]] + [[K]] * 16 + v{{[0-9]+}});
+// CHECK:               const float4 [[BV:v[0-9]+]] = *(const __global float4*)([[MB]] + [[K]] * 16 + v{{[0-9]+}});
 // CHECK-NEXT:          const float4 [[OLD:v[0-9]+]] = [[WIDE]][[[EI]] * 2 + [[EJ]]];
 // CHECK-NEXT:          const float4 [[AV:v[0-9]+]] = (float4)(v{{[0-9]+}});
 // CHECK-NEXT:          const float4 [[NEW:v[0-9]+]] = fma([[AV]], [[BV]], [[OLD]]);
 // CHECK-NEXT:          [[WIDE]][[[EI]] * 2 + [[EJ]]] = [[NEW]];
 
 // CHECK-LABEL: __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void bias_0(
-// CHECK:         const float8 [[XV:v[0-9]+]] = vload8((size_t)0, v{{[0-9]+}} + v{{[0-9]+}} * 16 + [[CI:v[0-9]+]]);
-// CHECK-NEXT:    const float8 [[BV8:v[0-9]+]] = vload8((size_t)0, v{{[0-9]+}} + [[CI]]);
+// CHECK:         const float8 [[XV:v[0-9]+]] = *(const __global float8*)(v{{[0-9]+}} + v{{[0-9]+}} * 16 + [[CI:v[0-9]+]]);
+// CHECK-NEXT:    const float8 [[BV8:v[0-9]+]] = *(const __global float8*)(v{{[0-9]+}} + [[CI]]);
 // CHECK-NEXT:    const float8 [[YV:v[0-9]+]] = mdh_scaled_v8([[XV]], [[BV8]]);
-// CHECK-NEXT:    vstore8([[YV]], (size_t)0, v{{[0-9]+}} + v{{[0-9]+}} * 16 + [[CI]]);
+// CHECK-NEXT:    *(__global float8*)(v{{[0-9]+}} + v{{[0-9]+}} * 16 + [[CI]]) = [[YV]];
 
 // CHECK-LABEL: __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void dot_0(
 // CHECK-NEXT:    float16 [[LANES:v[0-9]+]][1];
 // CHECK-NEXT:    const float16 [[ZERO:v[0-9]+]] = (float16)(0.0f);
 // CHECK-NEXT:    [[LANES]][0] = [[ZERO]];
 // CHECK:         for (int [[K:v[0-9]+]] = 0; [[K]] < 2; [[K]] += 1) {
-// CHECK:           const float16 [[XV:v[0-9]+]] = vload16((size_t)0, v{{[0-9]+}} + [[KI:v[0-9]+]]);
-// CHECK-NEXT:      const float16 [[YV:v[0-9]+]] = vload16((size_t)0, v{{[0-9]+}} + [[KI]]);
+// CHECK:           const float16 [[XV:v[0-9]+]] = *(const __global float16*)(v{{[0-9]+}} + [[KI:v[0-9]+]]);
+// CHECK-NEXT:      const float16 [[YV:v[0-9]+]] = *(const __global float16*)(v{{[0-9]+}} + [[KI]]);
 // CHECK-NEXT:      const float16 [[OLD:v[0-9]+]] = [[LANES]][0];
 // CHECK-NEXT:      const float16 [[NEW:v[0-9]+]] = fma([[XV]], [[YV]], [[OLD]]);
 // CHECK-NEXT:      [[LANES]][0] = [[NEW]];

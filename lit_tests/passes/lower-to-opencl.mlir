@@ -1,8 +1,8 @@
 // RUN: mdh-opt %s -p 'lower-to-opencl{device=gpu}' > %t.whole
-// RUN: mdh-opt %s -p 'mdh-default-config{device=gpu}' | mdh-opt -p 'mdh-check-config{device=gpu}' | mdh-opt -p mdh-tile | mdh-opt -p mdh-assign-asm | mdh-opt -p mdh-promote-memory | mdh-opt -p mdh-place-combine | mdh-opt -p mdh-vectorize | mdh-opt -p lowlevel-expand | mdh-opt -p dce,cse > %t.steps
+// RUN: mdh-opt %s -p 'mdh-default-config{device=gpu}' | mdh-opt -p 'mdh-check-config{device=gpu}' | mdh-opt -p mdh-tile | mdh-opt -p mdh-assign-asm | mdh-opt -p mdh-promote-memory | mdh-opt -p mdh-place-combine | mdh-opt -p mdh-vectorize | mdh-opt -p lowlevel-expand | mdh-opt -p dce,cse | mdh-opt -p lowlevel-align-vectors > %t.steps
 // RUN: diff %t.whole %t.steps
 // RUN: mdh-opt %s -p lower-to-opencl > %t.cpu
-// RUN: mdh-opt %s -p 'mdh-default-config{device=cpu},mdh-check-config{device=cpu},mdh-tile,mdh-assign-asm,mdh-promote-memory,mdh-place-combine,mdh-vectorize,lowlevel-expand,dce,cse' | diff %t.cpu -
+// RUN: mdh-opt %s -p 'mdh-default-config{device=cpu},mdh-check-config{device=cpu},mdh-tile,mdh-assign-asm,mdh-promote-memory,mdh-place-combine,mdh-vectorize,lowlevel-expand,dce,cse,lowlevel-align-vectors' | diff %t.cpu -
 // RUN: filecheck %s --input-file=%t.whole --check-prefixes=CHECK,GPU
 // RUN: filecheck %s --input-file=%t.cpu --check-prefixes=CHECK,CPU
 // RUN: filecheck %s --input-file=%t.whole --check-prefix=GONE
@@ -10,9 +10,9 @@
 // RUN: not mdh-opt %s -p 'lower-to-opencl{device=tpu}' 2>&1 | filecheck %s --check-prefix=BAD
 
 // lower-to-opencl is the whole pipeline: the same IR as the passes run one by one (each
-// result printed and parsed again by the next mdh-opt), followed by dce and cse. Its
-// result holds only what the OpenCL printer maps one-to-one: kernels, launches,
-// scf/arith/memref/func ops, ids and barriers. The configuration of an op is completed
+// result printed and parsed again by the next mdh-opt), dce and cse, then
+// lowlevel-align-vectors. Its result holds only what the OpenCL printer maps
+// one-to-one: kernels, launches, scf/arith/memref/func ops, ids and barriers. The configuration of an op is completed
 // for the device class (device=cpu by default), and checked, so an explicit configuration
 // that breaks a rule is refused.
 
@@ -37,7 +37,7 @@ func.func @avg3(%l: f32, %c: f32, %r: f32) -> f32 {
 // On the gpu class, matvec's 64 work-items combine in local memory; on the cpu class each
 // work-group's single work-item adds up whole rows.
 // CHECK-LABEL: lowlevel.kernel @matvec_0(
-// GPU:           memref.alloca() : memref<64x1x1x1xf32, "lcl">
+// GPU:           memref.alloca() {alignment = 16 : i64} : memref<64x1x1x1xf32, "lcl">
 // GPU:           lowlevel.barrier
 // CPU-NOT:       lowlevel.barrier
 // CHECK-LABEL: func.func @matvec(

@@ -68,6 +68,10 @@ LOCAL_SIZE_ATTR = "local_size"
 LANES_ATTR = "lanes"
 """Copy attribute: elements moved at once along the innermost axis (see lowlevel-expand)."""
 
+ALIGNMENT_ATTR = "alignment"
+"""`vector.load`/`vector.store` attribute: bytes to which the address is aligned, the
+vector's size (see lowlevel-align-vectors)."""
+
 LCL = StringAttr("lcl")
 PRV = StringAttr("prv")
 

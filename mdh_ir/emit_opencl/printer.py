@@ -31,6 +31,7 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute, Block, Operation, SSAValue
 
 from mdh_ir.dialects.lowlevel import (
+    ALIGNMENT_ATTR,
     LOCAL_SIZE_ATTR,
     BarrierOp,
     GroupIdOp,
@@ -305,15 +306,31 @@ class OpenCLPrinter:
         target = f"{self.name(op.memref)}[{self.index(op.memref, op.indices)}]"
         self.line(f"{target} = {self.name(op.value)};")
 
-    def print_vector_load(self, op: vector.LoadOp) -> None:
-        lanes = op.result.type.get_shape()[0]
+    def vector_address(self, op: vector.LoadOp | vector.StoreOp, vtype: VectorType) -> str:
+        """`vloadN`'s arguments, or a `floatN` pointer where the op is marked aligned
+        (`lowlevel-align-vectors`)."""
         address = f"{self.name(op.base)} + {self.index(op.base, op.indices)}"
-        self.define(op.result, f"vload{lanes}((size_t)0, {address})")
+        if ALIGNMENT_ATTR not in op.attributes:
+            return f"(size_t)0, {address}"
+        space = {"glb": "__global ", "lcl": "__local ", "prv": ""}[memory_space(op.base.type)]
+        const = "const " if isinstance(op, vector.LoadOp) else ""
+        return f"*({const}{space}{c_type(vtype)}*)({address})"
+
+    def print_vector_load(self, op: vector.LoadOp) -> None:
+        address = self.vector_address(op, op.result.type)
+        if ALIGNMENT_ATTR in op.attributes:
+            self.define(op.result, address)
+        else:
+            self.define(op.result, f"vload{op.result.type.get_shape()[0]}({address})")
 
     def print_vector_store(self, op: vector.StoreOp) -> None:
-        lanes = op.vector.type.get_shape()[0]  # type: ignore[attr-defined]
-        address = f"{self.name(op.base)} + {self.index(op.base, op.indices)}"
-        self.line(f"vstore{lanes}({self.name(op.vector)}, (size_t)0, {address});")
+        vtype = op.vector.type
+        address = self.vector_address(op, vtype)  # type: ignore[arg-type]
+        if ALIGNMENT_ATTR in op.attributes:
+            self.line(f"{address} = {self.name(op.vector)};")
+        else:
+            lanes = vtype.get_shape()[0]  # type: ignore[attr-defined]
+            self.line(f"vstore{lanes}({self.name(op.vector)}, {address});")
 
     def print_broadcast(self, op: vector.BroadcastOp) -> None:
         value = self.name(op.source)
@@ -334,7 +351,8 @@ class OpenCLPrinter:
         t = op.memref.type
         size = math.prod(t.get_shape())  # type: ignore[attr-defined]
         space = "__local " if memory_space(t) == "lcl" else ""
-        self.line(f"{space}{c_type(t.element_type)} {self.name(op.memref)}[{size}];")  # type: ignore
+        aligned = f" __attribute__((aligned({op.alignment.value.data})))" if op.alignment else ""
+        self.line(f"{space}{c_type(t.element_type)} {self.name(op.memref)}[{size}]{aligned};")  # type: ignore
 
     def print_for(self, op: scf.ForOp) -> None:
         n = self.name

@@ -19,6 +19,7 @@ ALL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "mdh-place-combine": _lazy("place_combine", "MDHPlaceCombine"),
     "mdh-vectorize": _lazy("vectorize", "MDHVectorize"),
     "lowlevel-expand": _lazy("expand", "LowLevelExpand"),
+    "lowlevel-align-vectors": _lazy("align_vectors", "LowLevelAlignVectors"),
     "lower-to-opencl": _lazy("lower_to_opencl", "LowerToOpenCL"),
     "convert-linalg-to-mdh": _lazy("convert_linalg_to_mdh", "ConvertLinalgToMDH"),
 }

@@ -1,8 +1,8 @@
 """`lower-to-opencl`: the whole pipeline from `mdh.compute` to printable low-level IR.
 
     mdh-default-config{device=D}, mdh-check-config{device=D}, mdh-tile, mdh-assign-asm,
-    mdh-promote-memory, mdh-place-combine, mdh-vectorize, lowlevel-expand, and xDSL's
-    dce and cse.
+    mdh-promote-memory, mdh-place-combine, mdh-vectorize, lowlevel-expand, xDSL's dce
+    and cse, lowlevel-align-vectors.
 
 `mdh-opt --lower-to-opencl f.mlir` runs it and prints the OpenCL program.
 """
@@ -15,6 +15,7 @@ from xdsl.passes import ModulePass
 from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
 from xdsl.transforms.dead_code_elimination import DeadCodeElimination
 
+from mdh_ir.passes.align_vectors import LowLevelAlignVectors
 from mdh_ir.passes.assign_asm import MDHAssignASM
 from mdh_ir.passes.check_config import MDHCheckConfig
 from mdh_ir.passes.default_config import MDHDefaultConfig
@@ -37,6 +38,7 @@ def pipeline(device: str = "cpu") -> list[ModulePass]:
         LowLevelExpand(),
         DeadCodeElimination(),
         CommonSubexpressionElimination(),
+        LowLevelAlignVectors(),
     ]
 
 
