@@ -24,15 +24,18 @@
 // CHECK-NEXT:  }
 // CHECK-EMPTY:
 // CHECK-NEXT:  __kernel __attribute__((reqd_work_group_size(2, 1, 1))) void matvec_0(__global const float* restrict [[M:v[0-9]+]], __global const float* restrict [[V:v[0-9]+]], __global const float* restrict [[W:v[0-9]+]], __global float* restrict [[T:v[0-9]+]]) {
-// CHECK-NEXT:    __local float [[SCR:v[0-9]+]][2];
+// CHECK-NEXT:    __local float [[SCR:v[0-9]+]][2] __attribute__((aligned(16)));
 // CHECK-NEXT:    float [[ACC:v[0-9]+]][1];
-// CHECK-NEXT:    __local float [[VL:v[0-9]+]][6];
+// CHECK-NEXT:    __local float [[VL:v[0-9]+]][6] __attribute__((aligned(16)));
 // CHECK-NEXT:    const int [[GI:v[0-9]+]] = (int)get_group_id(0);
 // CHECK-NEXT:    const int [[GK:v[0-9]+]] = (int)get_group_id(1);
 // CHECK-NEXT:    const int [[LK:v[0-9]+]] = (int)get_local_id(0);
 // CHECK-NEXT:    [[ACC]][0] = 0.0f;
 // CHECK-NEXT:    const int [[K0:v[0-9]+]] = [[GK]] * 6;
-// CHECK-NEXT:    for (int [[F:v[0-9]+]] = [[LK]]; [[F]] < 6; [[F]] += 2) {
+// CHECK-NEXT:    #pragma unroll
+// CHECK-NEXT:    for (int [[TURN:v[0-9]+]] = 0; [[TURN]] < 3; [[TURN]] += 1) {
+// CHECK-NEXT:      const int [[STRIDE:v[0-9]+]] = [[TURN]] * 2;
+// CHECK-NEXT:      const int [[F:v[0-9]+]] = [[LK]] + [[STRIDE]];
 // CHECK-NEXT:      const int [[J:v[0-9]+]] = [[K0]] + [[F]];
 // CHECK-NEXT:      const bool [[C1:v[0-9]+]] = [[J]] >= 0;
 // CHECK-NEXT:      const bool [[C2:v[0-9]+]] = [[J]] < 12;

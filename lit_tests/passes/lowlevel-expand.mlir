@@ -13,7 +13,8 @@
 //   r < n ? r : 2(n-1) - r) and a memref.load;
 // - a copy becomes a loop over the box's elements from the worker id, strided by the
 //   number of workers (delinearized to box coordinates), reading with the boundary mode,
-//   or, with mode "none", only inside the source (scf.if);
+//   or, with mode "none", only inside the source (scf.if); with at most 4 turns per
+//   worker, an unrolled loop over the turns instead (opencl/matvec.mlir);
 // - a fill becomes loops of stores.
 // The pass leaves dead constants behind (lower-to-opencl runs dce and cse); the DCE
 // checks look at the same output without them.

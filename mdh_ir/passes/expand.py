@@ -8,7 +8,10 @@ arith, math, memref.load/store/alloca, func.call, group/local ids, barriers):
   counts that are compile-time constants fold; an `unroll` attribute carries over;
 - `view_load` becomes index arithmetic, the boundary mode's index fix-up, and a load
   (a `vector.load` for a vector result);
-- `copy` becomes a loop over the box's elements strided by the number of workers; with
+- `copy` becomes a loop over the box's elements strided by the number of workers; when
+  a worker has at most `COPY_UNROLL` turns, the loop runs over the turns and is fully
+  unrolled, so that its loads are in flight together (a loop from the worker's id
+  stays rolled on NVIDIA's compiler and each load waits for the last); with
   `lanes = N` it moves N elements along the innermost axis as one vector when all of
   them lie inside the source, and falls back to single elements otherwise;
 - `fill` becomes stores.
@@ -88,6 +91,10 @@ def expand_tile_for(loop: TileForOp) -> None:
 
 FULL_UNROLL = 64
 UNROLLED_PRODUCT = 512
+COPY_UNROLL = 4
+"""Turns of a cooperative copy unrolled (H100, GEMM 4096^3, 128 x 128 tiles: with k
+tiles of 8, 4 turns unrolled took 3.91 ms, rolled 4.51; with k tiles of 16 and 32, 8
+and 16 turns unrolled took 6.30 and 7.56 ms, rolled 4.49 and 4.36)."""
 
 
 def touches_private(loop: scf.ForOp) -> bool:
@@ -208,7 +215,16 @@ def expand_copy(copy: CopyOp) -> None:
     lanes = copy.attributes.get(LANES_ATTR)
     lanes = lanes.value.data if isinstance(lanes, IntegerAttr) else 1
     units = extents[:-1] + [extents[-1] // lanes]
-    flat, body = e.for_(copy.worker, prod(units), copy.workers.value.data)
+    total, workers = prod(units), copy.workers.value.data
+    turns = -(-total // workers)
+    if turns <= COPY_UNROLL:
+        turn, body = e.for_(0, turns)
+        body.ip.block.parent_op().attributes[UNROLL_ATTR] = IntegerAttr(0, 64)  # type: ignore
+        flat = body.add(copy.worker, body.mul(turn, workers))
+        if total % workers:
+            body = body.if_(body.cmp("slt", flat, total))  # type: ignore[assignment]
+    else:
+        flat, body = e.for_(copy.worker, total, workers)
     coords = body.delinearize(flat, units)
     coords[-1] = body.mul(coords[-1], lanes)
     position = [body.add(b, c) for b, c in zip(copy.base, coords)]
