@@ -252,4 +252,21 @@ func.func @blur(%x: memref<2052x2052xf32>, %g: memref<5x5xf32>) -> memref<2048x2
   func.return %y : memref<2048x2048xf32>
 }
 
+// With a reduction on gpu, when the innermost kept dimension takes all 256 work-items and
+// 4 does not divide the next one (7), the innermost dimension is the reduction and the
+// outputs are fewer than 256 per compute unit (7 x 2048 < 256 x 132): 16 work-items share
+// each output's reduction along k and 16 go to j.
+// GPU-LABEL: func.func @narrow(
+// GPU:      mdh.compute "narrow"
+// GPU-SAME: config = #mdh.config<num_wg = [7, 128, 1], num_wi = [1, 16, 16], lt_size = [1, 16, 16], pt_size = [1, 1, 1],
+func.func @narrow(%A: memref<7x512xf32>, %B: memref<512x2048xf32>) -> memref<7x2048xf32> {
+  %C = mdh.compute "narrow"
+    {inp_view = [[affine_map<(i, j, k) -> (i, k)>], [affine_map<(i, j, k) -> (k, j)>]],
+     md_hom = {scalar_func = @mul, combine_ops = ["cc", "cc", ["pw", @add]]},
+     out_view = [[affine_map<(i, j, k) -> (i, j)>]]}
+    {inp_types = [f32, f32], mda_size = [7, 2048, 512], out_types = [f32]}
+    (%A, %B) : (memref<7x512xf32>, memref<512x2048xf32>) -> memref<7x2048xf32>
+  func.return %C : memref<7x2048xf32>
+}
+
 // BAD: {{.*}}mdh-default-config.mlir: error: mdh-default-config: unknown device class 'tpu' (cpu, gpu)
