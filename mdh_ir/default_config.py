@@ -7,8 +7,9 @@
   memory, and pw dimensions are also split across work-groups until the device is busy.
 - GPU: 256 work-items per work-group, pt_size 1; computations with a reduction and two
   kept dimensions of at least 64 get a GEMM-like register-tiled shape instead
-  (`_gpu_register_tiles`) when it satisfies every rule, else 4 x 2 outputs per
-  work-item without local memory (`_gpu_output_tiles`). With a reduction, when the
+  (`_gpu_register_tiles`) when a pw dimension has at least 64 elements and the shape
+  satisfies every rule, else 4 x 2 outputs per work-item with the weights in local
+  memory (`_gpu_output_tiles`). With a reduction, when the
   innermost kept dimension takes all work-items, each computes 4 outputs along the next
   kept dimension if 4 divides it (each weight read serves 4 outputs: measured on H100,
   matmul 16 x 1000 x 2048 0.049 -> 0.030 ms); if it does not, the innermost dimension is
@@ -73,7 +74,9 @@ def _gpu_config(op: ComputeOp, device: DeviceInfo) -> Config:
     kept, pw = _kinds(op)
     shapes = []
     if len(kept) >= 2 and pw and min(sizes[d] for d in kept[-2:]) >= 64:
-        shapes = [_gpu_register_tiles(op, device, kept[-2:], pw), _gpu_output_tiles(op, device, kept[-2:], pw)]
+        streams = max(sizes[d] for d in pw) >= 64
+        shapes = [_gpu_register_tiles(op, device, kept[-2:], pw)] if streams else []
+        shapes.append(_gpu_output_tiles(op, device, kept[-2:], pw))
     elif not pw:
         shapes = [_gpu_transposed_tiles(op, device), _gpu_vectors(op, device)]
     for shaped in shapes:
@@ -173,14 +176,23 @@ def _gpu_register_tiles(op: ComputeOp, device: DeviceInfo, pair: list[int], pw: 
 
 
 def _gpu_output_tiles(op: ComputeOp, device: DeviceInfo, pair: list[int], pw: list[int]) -> Config:
-    """Where the GEMM-like shape's local tiles do not fit (a stencil's halo): 4 x 64
-    work-items on `pair`, each computing 4 x 2 outputs with the pw dimensions outermost,
-    so each weight read serves 8 outputs (measured on H100: gaussian 4096^2 5x5 0.156 ->
-    0.074 ms, against one output per work-item)."""
+    """Where the GEMM-like shape's local tiles do not fit (a stencil's halo) or the
+    reduction is too short to stream (every pw dimension under 64): 4 x 64 work-items on
+    `pair`, each computing 4 x 2 outputs (4 x 1 where the second dimension has fewer
+    than 128 elements) with the pw dimensions outermost, so each weight read serves 8
+    outputs (measured on H100: gaussian 4096^2 5x5 0.156 -> 0.074 ms, against one output
+    per work-item); inputs that do not depend on the first dimension of `pair` (the
+    weights) are cached in local memory where they fit (ResNet-50's first layer, n = 16:
+    0.74 -> 0.26 ms)."""
     num_wi, pt = [1] * op.rank, [1] * op.rank
     for d, wi, tile in zip(pair, (4, 64), (4, 2)):
-        num_wi[d], pt[d] = wi, tile
-    return _assemble(op, device, num_wi, pt, tuple(pw + [d for d in range(op.rank) if d not in pw]))
+        num_wi[d], pt[d] = wi, min(tile, op.sizes[d] // wi)
+    cfg = _assemble(op, device, num_wi, pt, tuple(pw + [d for d in range(op.rank) if d not in pw]))
+    weights = tuple(
+        "glb" if any(pair[0] in m.used_dims() for m in maps) else "lcl" for maps in op.input_maps
+    )
+    cached = cfg.with_(inp_mem=(weights, cfg.inp_mem[1]))
+    return cfg if violations(op, cached, device) else cached
 
 
 def _cpu_config(op: ComputeOp, device: DeviceInfo, inner: int) -> Config:

@@ -234,13 +234,14 @@ func.func @copy(%x: memref<64x96xf32>) -> memref<64x96xf32> {
 }
 
 // With a reduction and two kept dimensions of at least 64 on gpu: the GEMM-like shape
-// caches every input in local memory; where those tiles do not fit (the 132 x 132 halo
-// tile of this 5 x 5 blur), 4 x 64 work-items compute 4 x 2 outputs each, the pw
-// dimensions outermost in their loops (loop_order [2, 3, 0, 1]).
+// caches every input in local memory; where the reduction is short (every pw dimension
+// under 64, as here) or those tiles do not fit, 4 x 64 work-items compute 4 x 2 outputs
+// each, the pw dimensions outermost in their loops (loop_order [2, 3, 0, 1]), and the
+// weights (not indexed by h) are cached in local memory.
 // GPU-LABEL: func.func @blur(
 // GPU:      mdh.compute "blur"
 // GPU-SAME: config = #mdh.config<num_wg = [128, 16, 1, 1], num_wi = [4, 64, 1, 1], lt_size = [16, 128, 5, 5], pt_size = [4, 2, 5, 5],
-// GPU-SAME: inp_mem = {{\[\[}}"glb", "glb"], ["glb", "glb"]], res_mem = ["prv"],
+// GPU-SAME: inp_mem = {{\[\[}}"glb", "lcl"], ["glb", "glb"]], res_mem = ["prv"],
 // GPU-SAME: loop_order = {{\[\[}}0, 1, 2, 3], [2, 3, 0, 1]]
 func.func @blur(%x: memref<2052x2052xf32>, %g: memref<5x5xf32>) -> memref<2048x2048xf32> {
   %y = mdh.compute "blur"
