@@ -34,8 +34,8 @@ Written by `python -m benchmarks` (see `benchmarks/__main__.py`); raw data in
 ms (min and max in the CSV). Within a case, every variant is timed round-robin (one run
 of each, `repeats` times over, after a warm-up round, each round in a new random
 order), so they share the machine's conditions; the CSV's `load` is the 1-minute load
-average after a case's timing. Ratios are peer time / our tuned time: > 1 means we are faster; "default / tuned" is our
-default configuration's time over the tuned one.
+average after a case's timing. Ratios are peer time / our tuned time: > 1 means we are
+faster; "default / tuned" is our default configuration's time over the tuned one.
 Roofline: the share of the device's measured limit reached by our tuned kernel, the
 limit being the longer of moving every input once and every output once at the measured
 copy bandwidth, and the FLOPs at the measured FMA peak.

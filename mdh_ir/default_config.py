@@ -76,7 +76,8 @@ def _gpu_config(op: ComputeOp, device: DeviceInfo) -> Config:
     if len(kept) >= 2 and pw and min(sizes[d] for d in kept[-2:]) >= 64:
         streams = max(sizes[d] for d in pw) >= 64
         shapes = [_gpu_register_tiles(op, device, kept[-2:], pw)] if streams else []
-        shapes.append(_gpu_output_tiles(op, device, kept[-2:], pw))
+        tiled = _gpu_output_tiles(op, device, kept[-2:], pw)
+        shapes += [_local_weights(op, tiled, kept[-2]), tiled]
     elif not pw:
         shapes = [_gpu_transposed_tiles(op, device), _gpu_vectors(op, device)]
     for shaped in shapes:
@@ -92,15 +93,22 @@ def _gpu_config(op: ComputeOp, device: DeviceInfo) -> Config:
         if sizes[kept[-2]] % 4 == 0:
             pt[kept[-2]] = 4
         elif pw[-1] == rank - 1 and outputs < width * device.compute_units:
-            num_wi = [1] * rank
-            num_wi[pw[-1]] = min(SHARERS, sizes[pw[-1]])
-            for d, n in _spread(width // num_wi[pw[-1]], kept, sizes).items():
-                num_wi[d] = n
+            num_wi = _shared_reduction(sizes, kept, pw[-1], width)
     return _assemble(op, device, num_wi, pt, tuple(range(rank)))
 
 
 SHARERS = 16
 """Work-items that share one output's reduction in the GPU default (see the docstring)."""
+
+
+def _shared_reduction(sizes: tuple[int, ...], kept: list[int], d: int, width: int) -> list[int]:
+    """Work-items per dimension: `SHARERS` on reduction dimension `d`, the rest of
+    `width` on the kept dimensions, innermost first."""
+    num_wi = [1] * len(sizes)
+    num_wi[d] = min(SHARERS, sizes[d])
+    for k, n in _spread(width // num_wi[d], kept, sizes).items():
+        num_wi[k] = n
+    return num_wi
 
 
 def _gpu_vectors(op: ComputeOp, device: DeviceInfo, lanes: int = 4) -> Config | None:
@@ -181,18 +189,19 @@ def _gpu_output_tiles(op: ComputeOp, device: DeviceInfo, pair: list[int], pw: li
     `pair`, each computing 4 x 2 outputs (4 x 1 where the second dimension has fewer
     than 128 elements) with the pw dimensions outermost, so each weight read serves 8
     outputs (measured on H100: gaussian 4096^2 5x5 0.156 -> 0.074 ms, against one output
-    per work-item); inputs that do not depend on the first dimension of `pair` (the
-    weights) are cached in local memory where they fit (ResNet-50's first layer, n = 16:
-    0.74 -> 0.26 ms)."""
+    per work-item). The caller tries it first with the weights in local memory
+    (`_local_weights`; ResNet-50's first layer, n = 16: 0.74 -> 0.26 ms)."""
     num_wi, pt = [1] * op.rank, [1] * op.rank
     for d, wi, tile in zip(pair, (4, 64), (4, 2)):
         num_wi[d], pt[d] = wi, min(tile, op.sizes[d] // wi)
-    cfg = _assemble(op, device, num_wi, pt, tuple(pw + [d for d in range(op.rank) if d not in pw]))
-    weights = tuple(
-        "glb" if any(pair[0] in m.used_dims() for m in maps) else "lcl" for maps in op.input_maps
-    )
-    cached = cfg.with_(inp_mem=(weights, cfg.inp_mem[1]))
-    return cfg if violations(op, cached, device) else cached
+    return _assemble(op, device, num_wi, pt, tuple(pw + [d for d in range(op.rank) if d not in pw]))
+
+
+def _local_weights(op: ComputeOp, cfg: Config, d: int) -> Config:
+    """`cfg` with the inputs that do not depend on dimension `d` (the weights of
+    `_gpu_output_tiles`) cached in local memory."""
+    weights = tuple("glb" if any(d in m.used_dims() for m in maps) else "lcl" for maps in op.input_maps)
+    return cfg.with_(inp_mem=(weights, cfg.inp_mem[1]))
 
 
 def _cpu_config(op: ComputeOp, device: DeviceInfo, inner: int) -> Config:

@@ -97,6 +97,11 @@ _CMPI = {"eq": "==", "ne": "!=", "slt": "<", "sle": "<=", "sgt": ">", "sge": ">=
          "ult": "<", "ule": "<=", "ugt": ">", "uge": ">="}  # fmt: skip
 
 
+def qualifier(t: Attribute) -> str:
+    """The OpenCL address space qualifier of a memref type, with its space."""
+    return {"glb": "__global ", "lcl": "__local ", "prv": ""}[memory_space(t)]
+
+
 def literal(attr: Attribute) -> str:
     if isinstance(attr, FloatAttr):
         value = attr.value.data
@@ -306,31 +311,29 @@ class OpenCLPrinter:
         target = f"{self.name(op.memref)}[{self.index(op.memref, op.indices)}]"
         self.line(f"{target} = {self.name(op.value)};")
 
-    def vector_address(self, op: vector.LoadOp | vector.StoreOp, vtype: VectorType) -> str:
-        """`vloadN`'s arguments, or a `floatN` pointer where the op is marked aligned
-        (`lowlevel-align-vectors`)."""
-        address = f"{self.name(op.base)} + {self.index(op.base, op.indices)}"
-        if ALIGNMENT_ATTR not in op.attributes:
-            return f"(size_t)0, {address}"
-        space = {"glb": "__global ", "lcl": "__local ", "prv": ""}[memory_space(op.base.type)]
+    def address(self, op: vector.LoadOp | vector.StoreOp) -> str:
+        return f"{self.name(op.base)} + {self.index(op.base, op.indices)}"
+
+    def vector_pointer(self, op: vector.LoadOp | vector.StoreOp, vtype: Attribute) -> str:
+        """The access through a `floatN` pointer (an op marked aligned by
+        `lowlevel-align-vectors`)."""
         const = "const " if isinstance(op, vector.LoadOp) else ""
-        return f"*({const}{space}{c_type(vtype)}*)({address})"
+        return f"*({const}{qualifier(op.base.type)}{c_type(vtype)}*)({self.address(op)})"
 
     def print_vector_load(self, op: vector.LoadOp) -> None:
-        address = self.vector_address(op, op.result.type)
         if ALIGNMENT_ATTR in op.attributes:
-            self.define(op.result, address)
+            self.define(op.result, self.vector_pointer(op, op.result.type))
         else:
-            self.define(op.result, f"vload{op.result.type.get_shape()[0]}({address})")
+            lanes = op.result.type.get_shape()[0]
+            self.define(op.result, f"vload{lanes}((size_t)0, {self.address(op)})")
 
     def print_vector_store(self, op: vector.StoreOp) -> None:
-        vtype = op.vector.type
-        address = self.vector_address(op, vtype)  # type: ignore[arg-type]
+        value = self.name(op.vector)
         if ALIGNMENT_ATTR in op.attributes:
-            self.line(f"{address} = {self.name(op.vector)};")
+            self.line(f"{self.vector_pointer(op, op.vector.type)} = {value};")
         else:
-            lanes = vtype.get_shape()[0]  # type: ignore[attr-defined]
-            self.line(f"vstore{lanes}({self.name(op.vector)}, {address});")
+            lanes = op.vector.type.get_shape()[0]  # type: ignore[attr-defined]
+            self.line(f"vstore{lanes}({value}, (size_t)0, {self.address(op)});")
 
     def print_broadcast(self, op: vector.BroadcastOp) -> None:
         value = self.name(op.source)
@@ -344,13 +347,13 @@ class OpenCLPrinter:
 
     def print_view(self, op: ViewOp) -> None:
         elem = c_type(op.result.type.element_type)  # type: ignore[attr-defined]
-        space = "__local " if memory_space(op.result.type) == "lcl" else ""
+        space = qualifier(op.result.type)
         self.line(f"{space}{elem}* {self.name(op.result)} = ({space}{elem}*){self.name(op.source)};")
 
     def print_alloca(self, op: memref.AllocaOp) -> None:
         t = op.memref.type
         size = math.prod(t.get_shape())  # type: ignore[attr-defined]
-        space = "__local " if memory_space(t) == "lcl" else ""
+        space = qualifier(t)
         aligned = f" __attribute__((aligned({op.alignment.value.data})))" if op.alignment else ""
         self.line(f"{space}{c_type(t.element_type)} {self.name(op.memref)}[{size}]{aligned};")  # type: ignore
 

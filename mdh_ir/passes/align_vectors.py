@@ -75,14 +75,9 @@ def offset_divisor(mem: SSAValue, indices) -> int:
     return reduce(gcd, (divisor(i) * prod(shape[k + 1 :]) for k, i in enumerate(indices)), 0)
 
 
-def base_alignment(mem: SSAValue) -> int | None:
-    """The alignment in bytes of `mem`'s first element; None for an array whose
-    alignment this pass sets."""
-    if isinstance(mem.owner, memref.AllocaOp):
-        return None
-    if isinstance(mem, BlockArgument) and isinstance(mem.block.parent_op(), KernelOp):
-        return BUFFER_ALIGNMENT
-    return 0
+def is_buffer(mem: SSAValue) -> bool:
+    """Whether `mem` is a kernel's buffer argument."""
+    return isinstance(mem, BlockArgument) and isinstance(mem.block.parent_op(), KernelOp)
 
 
 def raise_alignment(alloca: memref.AllocaOp, size: int) -> None:
@@ -91,17 +86,17 @@ def raise_alignment(alloca: memref.AllocaOp, size: int) -> None:
 
 
 def align(access: vector.LoadOp | vector.StoreOp) -> None:
+    """Mark `access` aligned where its offset and base allow (raising an array's
+    alignment as needed)."""
     vtype = access.result.type if isinstance(access, vector.LoadOp) else access.vector.type
     lanes = vtype.get_shape()[0]  # type: ignore[attr-defined]
     size = lanes * vtype.element_type.bitwidth // 8  # type: ignore[attr-defined]
     if offset_divisor(access.base, access.indices) % lanes:
         return
-    base = base_alignment(access.base)
-    if base is None:
-        alloca = access.base.owner
-        assert isinstance(alloca, memref.AllocaOp)
-        raise_alignment(alloca, size)
-    elif base < size:
+    base = access.base
+    if isinstance(base.owner, memref.AllocaOp):
+        raise_alignment(base.owner, size)
+    elif not (is_buffer(base) and size <= BUFFER_ALIGNMENT):
         return
     access.attributes[ALIGNMENT_ATTR] = IntegerAttr(size, i64)
 

@@ -17,7 +17,8 @@ candidates against each other, one median of `repeats` runs of each in turn, `ro
 times over, so they share the machine's conditions (the tuner's final check of its
 pick). The worker is a separate process so that a candidate that hangs is stopped by
 the time limit and one that crashes the OpenCL driver is recorded (`timeout`, `crash`)
-while tuning goes on with a fresh worker. Inputs and the reference result are computed once, by the parent.
+while tuning goes on with a fresh worker. Inputs and the reference result are computed
+once, by the parent.
 
 The worker is `python -m mdh_ir.tuning.evaluate FD`, talking over a socket pair, so it
 never re-imports the caller's main module.
