@@ -4,7 +4,8 @@
 // loop_order[1]): the loop steps N elements (tile N), reads moving along it become
 // N-lane view_loads, other reads are broadcast, the scalar function is called in an N-lane
 // version, the accumulator is re-allocated with vector elements (the scalar code keeps a
-// lowlevel.view of it), and direct output writes become vector stores. unroll marks the
+// lowlevel.view of it), direct output writes become vector stores, and so does the flush
+// where the output is contiguous along the vectorized dimension. unroll marks the
 // computation's element loops. An innermost pw loop gives each lane its own accumulator:
 // filled with the identity in every lane, combined lane by lane where the flush reads it.
 
@@ -42,8 +43,32 @@ func.func @matmul(%A: memref<4x80xf32>, %B: memref<80x16xf32>) -> memref<4x16xf3
 // CHECK-NEXT:        } {unroll = 2 : i64}
 // CHECK-NEXT:      } {unroll = 2 : i64}
 // CHECK-NEXT:    } {unroll = 2 : i64}
-// The flush stays scalar, through the view.
-// CHECK:         memref.load [[ACC]]{{\[}}%{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}] : memref<1x1x2x8xf32, "prv">
+// The flush moves the accumulator to the output (contiguous along j) as vectors too.
+// CHECK:         lowlevel.tile_for "el" dim 1({{.*}}) tile 4 parts 1 part %{{[0-9]+}} max 2 {
+// CHECK-NEXT:    ^bb0([[FSTEP:%[0-9]+]]: index, [[J:%[0-9]+]]: index, %{{[0-9]+}}: index):
+// CHECK-NEXT:      [[R:%[0-9]+]] = memref.load [[WIDE]]{{\[}}%{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, [[FSTEP]]] : memref<1x1x2x2xvector<4xf32>, "prv">
+// CHECK-NEXT:      vector.store [[R]], %{{[0-9]+}}[%{{[0-9]+}}, [[J]]] : memref<4x16xf32>, vector<4xf32>
+
+// The same matmul writing C transposed: the output is not contiguous along j, so the
+// flush stays scalar, through the view.
+func.func @matmul_t(%A: memref<4x80xf32>, %B: memref<80x16xf32>) -> memref<16x4xf32> {
+  %C = mdh.compute "matmul_t"
+    {inp_view = [[affine_map<(i, j, k) -> (i, k)>], [affine_map<(i, j, k) -> (k, j)>]],
+     md_hom = {scalar_func = @mul, combine_ops = ["cc", "cc", ["pw", "add"]]},
+     out_view = [[affine_map<(i, j, k) -> (j, i)>]]}
+    {inp_types = [f32, f32], mda_size = [4, 16, 80], out_types = [f32],
+     config = #mdh.config<num_wg = [2, 2, 1], num_wi = [1, 1, 1], lt_size = [2, 8, 80], pt_size = [2, 8, 80],
+                          loop_order = [[0, 1, 2], [2, 0, 1]], vector_width = 4>}
+    (%A, %B) : (memref<4x80xf32>, memref<80x16xf32>) -> memref<16x4xf32>
+  func.return %C : memref<16x4xf32>
+}
+// CHECK-LABEL: lowlevel.kernel @matmul_t_0(
+// CHECK-NEXT:    [[TWIDE:%[0-9]+]] = memref.alloca() : memref<1x1x2x2xvector<4xf32>, "prv">
+// CHECK-NEXT:    [[TACC:%[0-9]+]] = lowlevel.view [[TWIDE]]
+// CHECK:         lowlevel.tile_for "el" dim 1({{.*}}) tile 1 parts 1 part %{{[0-9]+}} max 8 {
+// CHECK-NEXT:    ^bb0(%{{[0-9]+}}: index, %{{[0-9]+}}: index, %{{[0-9]+}}: index):
+// CHECK-NEXT:      [[S:%[0-9]+]] = memref.load [[TACC]]{{\[}}%{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}] : memref<1x1x2x8xf32, "prv">
+// CHECK-NEXT:      memref.store [[S]], %{{[0-9]+}}[%{{[0-9]+}}, %{{[0-9]+}}] : memref<16x4xf32>
 
 func.func @scaled(%x: f32, %b: f32) -> f32 {
   %c = arith.constant 2.0 : f32

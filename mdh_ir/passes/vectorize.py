@@ -13,7 +13,11 @@ elements at a time and its body computes on N-lane vectors:
   N-lane vector elements and read and written one vector at a time; the scalar code
   around the loop (fill, flush) uses a `lowlevel.view` of it as scalars, so it keeps
   working unchanged (and compilers keep the vectors in registers); direct writes to an
-  output (no pw dimension, or `res_mem` "glb") become vector stores.
+  output (no pw dimension, or `res_mem` "glb") become vector stores;
+- an element loop over the same dimension outside the computation that only moves
+  such an accumulator to memory read contiguously along it (the flush) steps N
+  elements too, with vector loads and stores (tensor contraction on PoCL, 37.7M
+  outputs from 24 products each: 40 -> 33 ms).
 
 The innermost loop may also be over a pw dimension (rule `vector-width`: private
 accumulators, a combine function with a known identity). Then each lane accumulates
@@ -218,6 +222,33 @@ class Vectorizer:
         return wide
 
 
+def vector_flush(loop: TileForOp, arrays: dict[SSAValue, SSAValue]) -> bool:
+    """Whether element loop `loop` moves accumulators in `arrays` (scalar views of
+    vector arrays, indexed by the loop's step last) to or from memory indexed by its
+    point last, with nothing else depending on the loop."""
+    lane0, step, moved = loop.tile_start, loop.step, False
+    for op in loop.body.walk():
+        if isinstance(op, TileForOp | ViewLoadOp):
+            return False
+        if not isinstance(op, memref.LoadOp | memref.StoreOp):
+            continue
+        *outer, last = op.indices
+        if any(depends_on(i, lane0) or depends_on(i, step) for i in outer):
+            return False
+        if memory_space(op.memref.type) == "prv":
+            if op.memref not in arrays or last is not step:
+                return False
+            moved = True
+        elif not moves_with(last, lane0):
+            return False
+    return moved
+
+
+def step_lanes(loop: TileForOp, lanes: int) -> None:
+    loop.tile = IntegerAttr(lanes, 64)
+    loop.max_trips = IntegerAttr(loop.max_trips.value.data // lanes, 64)
+
+
 def vectorize(kernel: KernelOp, module: ModuleOp) -> None:
     plan = carried(kernel, kernel.function_type.inputs.data)
     cfg = plan.cfg
@@ -234,13 +265,20 @@ def vectorize(kernel: KernelOp, module: ModuleOp) -> None:
     if lanes == 1:
         return
     inner = elements[-1]
-    inner.tile = IntegerAttr(lanes, 64)
-    inner.max_trips = IntegerAttr(inner.max_trips.value.data // lanes, 64)
+    step_lanes(inner, lanes)
     vectorizer = Vectorizer(module, lanes)
     d = inner.dim.value.data
     if plan.kind(d) == "pw":
         vectorizer.split_lanes(inner, plan.combines[d])
     vectorizer.block(inner.body.block, {}, inner.tile_start, inner.step)
+    flushes = [
+        loop for loop in tile_chain(kernel, "el")
+        if loop.dim.value.data == d and not inner.is_ancestor(loop)
+        and vector_flush(loop, vectorizer.vector_arrays)
+    ]  # fmt: skip
+    for loop in flushes:
+        step_lanes(loop, lanes)
+        vectorizer.block(loop.body.block, {}, loop.tile_start, loop.step)
     for acc in vectorizer.lane_accumulators:
         acc.owner.detach()
         acc.owner.erase()
