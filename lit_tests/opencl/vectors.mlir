@@ -4,8 +4,9 @@
 // pointers (vloadN / vstoreN where unaligned: passes/lowlevel-align-vectors.mlir),
 // broadcasts, vector versions of scalar functions, a vector-typed accumulator with a
 // scalar pointer view, fused multiply-adds, #pragma unroll (full for small loops over
-// private arrays), and the lanes of a vectorized reduction combined through .sN
-// components.
+// private arrays, up to 512 copies of the innermost bodies, a rolled loop inside counting
+// its body once), the flush of a vector accumulator as vector stores, and the lanes of a
+// vectorized reduction combined through .sN components.
 
 func.func @mul(%a: f32, %b: f32) -> f32 {
   %r = arith.mulf %a, %b : f32
@@ -51,6 +52,21 @@ func.func @dot(%x: memref<32xf32>, %y: memref<32xf32>) -> memref<f32> {
   func.return %d : memref<f32>
 }
 
+// B shared by 8 batches of 6 row tiles: the loop over the 24 products and the tile's 4 rows
+// unrolls (96 copies); the loops over the 6 row tiles (576) and the 8 batches (768) stay
+// rolled.
+func.func @batched(%A: memref<8x24x24xf32>, %B: memref<24x16xf32>) -> memref<8x24x16xf32> {
+  %C = mdh.compute "batched"
+    {inp_view = [[affine_map<(b, i, j, k) -> (b, i, k)>], [affine_map<(b, i, j, k) -> (k, j)>]],
+     md_hom = {scalar_func = @mul, combine_ops = ["cc", "cc", "cc", ["pw", "add"]]},
+     out_view = [[affine_map<(b, i, j, k) -> (b, i, j)>]]}
+    {inp_types = [f32, f32], mda_size = [8, 24, 16, 24], out_types = [f32],
+     config = #mdh.config<num_wg = [1, 1, 1, 1], num_wi = [1, 1, 1, 1], lt_size = [8, 24, 16, 24], pt_size = [1, 4, 16, 24],
+                          inp_mem = [["glb", "glb"], ["glb", "glb"]], loop_order = [[0, 1, 2, 3], [3, 0, 1, 2]], vector_width = 16>}
+    (%A, %B) : (memref<8x24x24xf32>, memref<24x16xf32>) -> memref<8x24x16xf32>
+  func.return %C : memref<8x24x16xf32>
+}
+
 // CHECK:       static float8 mdh_scaled_v8(float8 [[X:v[0-9]+]], float8 [[B:v[0-9]+]]) {
 // CHECK-NEXT:    const float8 [[C:v[0-9]+]] = (float8)(2.0f);
 // CHECK-NEXT:    const float8 [[P:v[0-9]+]] = [[X]] * [[C]];
@@ -77,6 +93,12 @@ func.func @dot(%x: memref<32xf32>, %y: memref<32xf32>) -> memref<f32> {
 // CHECK-NEXT:          const float4 [[AV:v[0-9]+]] = (float4)(v{{[0-9]+}});
 // CHECK-NEXT:          const float4 [[NEW:v[0-9]+]] = fma([[AV]], [[BV]], [[OLD]]);
 // CHECK-NEXT:          [[WIDE]][[[EI]] * 2 + [[EJ]]] = [[NEW]];
+// CHECK:         #pragma unroll
+// CHECK-NEXT:    for (int [[FI:v[0-9]+]] = 0; [[FI]] < 2; [[FI]] += 1) {
+// CHECK:           #pragma unroll
+// CHECK-NEXT:      for (int [[FJ:v[0-9]+]] = 0; [[FJ]] < 2; [[FJ]] += 1) {
+// CHECK:             const float4 [[OUT:v[0-9]+]] = [[WIDE]][[[FI]] * 2 + [[FJ]]];
+// CHECK-NEXT:        *(__global float4*)([[MC]] + {{.*}}) = [[OUT]];
 
 // CHECK-LABEL: __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void bias_0(
 // CHECK:         const float8 [[XV:v[0-9]+]] = *(const __global float8*)(v{{[0-9]+}} + v{{[0-9]+}} * 16 + [[CI:v[0-9]+]]);
@@ -98,3 +120,14 @@ func.func @dot(%x: memref<32xf32>, %y: memref<32xf32>) -> memref<f32> {
 // CHECK-NEXT:    const float [[L0:v[0-9]+]] = [[L]].s0;
 // CHECK:         const float [[LF:v[0-9]+]] = [[L]].sf;
 // CHECK-NEXT:    const float [[S01:v[0-9]+]] = [[L0]] + v{{[0-9]+}};
+
+// CHECK-LABEL: __kernel __attribute__((reqd_work_group_size(1, 1, 1))) void batched_0(
+// CHECK:         = 0.0f;
+// CHECK-NOT:     #pragma
+// CHECK:         for (int [[BT:v[0-9]+]] = 0; [[BT]] < 8; [[BT]] += 1) {
+// CHECK-NEXT:      for (int [[IT:v[0-9]+]] = 0; [[IT]] < 6; [[IT]] += 1) {
+// CHECK-NEXT:        const int v{{[0-9]+}} = [[IT]] * 4;
+// CHECK-NEXT:        #pragma unroll
+// CHECK-NEXT:        for (int [[KT:v[0-9]+]] = 0; [[KT]] < 24; [[KT]] += 1) {
+// CHECK-NEXT:          #pragma unroll
+// CHECK-NEXT:          for (int [[RT:v[0-9]+]] = 0; [[RT]] < 4; [[RT]] += 1) {

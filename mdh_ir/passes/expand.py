@@ -19,7 +19,9 @@ arith, math, memref.load/store/alloca, func.call, group/local ids, barriers):
 Loops over private arrays are unrolled so that the arrays can live in registers: an
 `scf.for` with a constant trip count of at most `FULL_UNROLL` whose body reads or writes
 private memory gets `unroll = 0` (fully unrolled, `#pragma unroll`), innermost loops
-first, as long as the copies of the body this makes stay within `UNROLLED_PRODUCT`.
+first, as long as the copies of the innermost bodies this makes stay within
+`UNROLLED_PRODUCT` (a rolled loop inside counts as its body's copies: tensor contraction
+on PoCL, 16 turns unrolled around a rolled loop over 96 copies took 66 ms, rolled 40).
 
 Boundary modes for index j of an axis of extent n: clamp min(max(j, 0), n-1); wrap
 ((j mod n) + n) mod n; mirror reflects with period 2(n-1); zero reads the clamped index
@@ -115,7 +117,8 @@ def static_trips(loop: scf.ForOp) -> int | None:
 
 def mark_unrolled(op: Operation) -> int:
     """Fully unroll small loops over private arrays, innermost first (see the module
-    docstring); returns the number of copies of its body that unrolling makes."""
+    docstring); returns the number of copies of the innermost loop bodies in `op`
+    after unrolling (a loop left rolled counts its body once)."""
     inner = max(
         (mark_unrolled(o) for r in op.regions for b in r.blocks for o in b.ops), default=1
     )
@@ -123,9 +126,9 @@ def mark_unrolled(op: Operation) -> int:
         return inner
     trips = static_trips(op)
     if trips is None or trips > FULL_UNROLL or inner * trips > UNROLLED_PRODUCT:
-        return 1
+        return inner
     if not touches_private(op):
-        return 1
+        return inner
     op.attributes[UNROLL_ATTR] = IntegerAttr(0, 64)
     return inner * trips
 
