@@ -11,7 +11,12 @@
 //   tile (matmul: 10 x 20 on i, j, divisors of the sizes near 4 x 16, vectors of 4 along
 //   j); when the innermost pw dimension
 //   allows wider vectors than any kept one, it is the innermost loop, vectorized (matvec,
-//   dot: 16 lanes along k);
+//   dot: 16 lanes along k); with a reduction, an input read as vectors that does not depend on
+//   the tile's outer dimension is packed into local memory and a work-group computes about 64
+//   tiles along the dimensions it does not depend on, keeping 8 work-groups (@panel: 64 tiles
+//   of 4 x 16 along i, B in local memory); where an input is not contiguous along the output's
+//   innermost dimension, it is packed transposed (@contraction: B's f axis last, vectors of 16
+//   along f, rows along b, which A reads contiguously);
 // - for gpu, up to 256 work-items per work-group, pt_size 1; with few outputs the work-items go
 //   to the innermost pw dimension (matvec, matmul, dot), else to the kept dimensions (jacobi1d);
 // - for both, when the kept dimensions give fewer work-groups than busy = 4 x compute units
@@ -271,3 +276,35 @@ func.func @narrow(%A: memref<7x512xf32>, %B: memref<512x2048xf32>) -> memref<7x2
 }
 
 // BAD: {{.*}}mdh-default-config.mlir: error: mdh-default-config: unknown device class 'tpu' (cpu, gpu)
+
+// CPU-LABEL: func.func @panel(
+// CPU:      mdh.compute "panel"
+// CPU-SAME: config = #mdh.config<num_wg = [2, 4, 1], num_wi = [1, 1, 1], lt_size = [256, 16, 128], pt_size = [4, 16, 128],
+// CPU-SAME: inp_mem = {{\[\[}}"glb", "lcl"], ["glb", "glb"]], res_mem = ["prv"], ocl_dim = {{\[\[}}1, 0, 2], [2, 2, 2]],
+// CPU-SAME: buf_layout = {{\[\[\[}}0, 1], [0, 1]], {{\[\[}}0, 1], [0, 1]]], loop_order = {{\[\[}}0, 1, 2], [2, 0, 1]],
+// CPU-SAME: combine_layer = "end", vector_width = 16, unroll = 1>}
+func.func @panel(%A: memref<512x128xf32>, %B: memref<128x64xf32>) -> memref<512x64xf32> {
+  %C = mdh.compute "panel"
+    {inp_view = [[affine_map<(i, j, k) -> (i, k)>], [affine_map<(i, j, k) -> (k, j)>]],
+     md_hom = {scalar_func = @mul, combine_ops = ["cc", "cc", ["pw", @add]]},
+     out_view = [[affine_map<(i, j, k) -> (i, j)>]]}
+    {inp_types = [f32, f32], mda_size = [512, 64, 128], out_types = [f32]}
+    (%A, %B) : (memref<512x128xf32>, memref<128x64xf32>) -> memref<512x64xf32>
+  func.return %C : memref<512x64xf32>
+}
+
+// CPU-LABEL: func.func @contraction(
+// CPU:      mdh.compute "contraction"
+// CPU-SAME: config = #mdh.config<num_wg = [2, 1, 2, 1, 2, 1, 1], num_wi = [1, 1, 1, 1, 1, 1, 1], lt_size = [1, 8, 1, 6, 1, 16, 8], pt_size = [1, 4, 1, 1, 1, 16, 8],
+// CPU-SAME: inp_mem = {{\[\[}}"glb", "lcl"], ["glb", "glb"]], res_mem = ["prv"], ocl_dim = {{\[\[}}2, 2, 1, 2, 0, 2, 2], [2, 2, 2, 2, 2, 2, 2]],
+// CPU-SAME: buf_layout = {{\[\[\[}}0, 1, 2, 3], [0, 2, 3, 1]], {{\[\[}}0, 1, 2, 3], [0, 1, 2, 3]]], loop_order = {{\[\[}}0, 1, 2, 3, 4, 5, 6], [6, 0, 2, 3, 4, 1, 5]],
+// CPU-SAME: combine_layer = "end", vector_width = 16, unroll = 1>}
+func.func @contraction(%A: memref<8x6x2x8xf32>, %B: memref<2x16x8x2xf32>) -> memref<2x8x2x6x2x16xf32> {
+  %C = mdh.compute "contraction"
+    {inp_view = [[affine_map<(a, b, c, d, e, f, g) -> (g, d, a, b)>], [affine_map<(a, b, c, d, e, f, g) -> (e, f, g, c)>]],
+     md_hom = {scalar_func = @mul, combine_ops = ["cc", "cc", "cc", "cc", "cc", "cc", ["pw", @add]]},
+     out_view = [[affine_map<(a, b, c, d, e, f, g) -> (a, b, c, d, e, f)>]]}
+    {inp_types = [f32, f32], mda_size = [2, 8, 2, 6, 2, 16, 8], out_types = [f32]}
+    (%A, %B) : (memref<8x6x2x8xf32>, memref<2x16x8x2xf32>) -> memref<2x8x2x6x2x16xf32>
+  func.return %C : memref<2x8x2x6x2x16xf32>
+}
