@@ -204,10 +204,8 @@ def test_failing_candidates_are_recorded_and_skipped(tmp_path, monkeypatch) -> N
     reference = reference_outputs(module, inputs)
     with monkeypatch.context() as m, Evaluator(module, inputs, reference, "cpu", 1, 5, "tests.faulty_worker") as ev:
         m.setattr(evaluate, "RUN_SLACK", 1.0)
-        found = [
-            ev.evaluate(base.with_(pt_size=(p, 1), lt_size=(8, 16), num_wg=(1, 1), num_wi=(1, 1)), best=1e-3)
-            for p in (4, 2, 3, 7, 5, 1)
-        ]
+        scalar = base.with_(lt_size=(8, 16), num_wg=(1, 1), num_wi=(1, 1), vector_width=1)
+        found = [ev.evaluate(scalar.with_(pt_size=(p, 1)), best=1e-3) for p in (4, 2, 3, 7, 5, 1)]
     assert [e.status for e in found] == ["build", "wrong", "crash", "timeout", "slow", OK]
     assert found[4].cost < 4, "a run far slower than the best is stopped before the time limit"
 

@@ -43,7 +43,7 @@ func.func @avg3(%l: f32, %c: f32, %r: f32) -> f32 {
 // CHECK-LABEL: func.func @matvec(
 // CHECK-NEXT:    %w = memref.alloc() : memref<128xf32>
 // GPU-NEXT:      lowlevel.launch @matvec_0(%M, %v, %w) global [8192, 1, 1] local [64, 1, 1]
-// CPU-NEXT:      lowlevel.launch @matvec_0(%M, %v, %w) global [8, 1, 1] local [1, 1, 1]
+// CPU-NEXT:      lowlevel.launch @matvec_0(%M, %v, %w) global [32, 1, 1] local [1, 1, 1]
 // CHECK-NEXT:    func.return %w : memref<128xf32>
 func.func @matvec(%M: memref<128x64xf32>, %v: memref<64xf32>) -> memref<128xf32> {
   %w = mdh.compute "matvec"

@@ -11,7 +11,8 @@
 //   tile (matmul: 10 x 20 on i, j, divisors of the sizes near 4 x 16, vectors of 4 along
 //   j); when the innermost pw dimension
 //   allows wider vectors than any kept one, it is the innermost loop, vectorized (matvec,
-//   dot: 16 lanes along k); with a reduction, an input read as vectors that does not depend on
+//   dot: 16 lanes along k), cut into pieces of at most 64 vectors under a tile of 4 rows
+//   (matvec: 4 rows of 64); with a reduction, an input read as vectors that does not depend on
 //   the tile's outer dimension is packed into local memory and a work-group computes about 64
 //   tiles along the dimensions it does not depend on, keeping 8 work-groups (@panel: 64 tiles
 //   of 4 x 16 along i, B in local memory); where an input is not contiguous along the output's
@@ -25,7 +26,7 @@
 //   ceil(size / groups) elements (matmul: 1 kept work-group, so k is split in 8 tiles of 2;
 //   dot: k in 8 tiles of 512), on gpu in local tiles of num_wi elements, at most one work-group per
 //   tile (dot: 16 tiles of 256; matvec and matmul: one tile, so not split); matvec on cpu
-//   already has 8 kept work-groups, so k is not split;
+//   already has 32 kept work-groups, so k is not split;
 // - for both, no caching, private accumulators, identity layouts, OpenCL dimension 0
 //   for the innermost dimension with more than one part, 1 for the next one, 2 otherwise;
 // - an op with a (partial) configuration keeps its keys, so a second run changes nothing
@@ -48,7 +49,7 @@ func.func @avg3(%l: f32, %c: f32, %r: f32) -> f32 {
 
 // CPU-LABEL: func.func @matvec(
 // CPU:      mdh.compute "matvec"
-// CPU-SAME: config = #mdh.config<num_wg = [8, 1], num_wi = [1, 1], lt_size = [16, 64], pt_size = [16, 64],
+// CPU-SAME: config = #mdh.config<num_wg = [32, 1], num_wi = [1, 1], lt_size = [4, 64], pt_size = [4, 64],
 // CPU-SAME: inp_mem = {{\[\[}}"glb", "glb"], ["glb", "glb"]], res_mem = ["prv"], ocl_dim = {{\[\[}}0, 2], [2, 2]],
 // CPU-SAME: buf_layout = {{\[\[\[}}0, 1], [0]], {{\[\[}}0, 1], [0]]], loop_order = {{\[\[}}0, 1], [0, 1]],
 // CPU-SAME: combine_layer = "end", vector_width = 16, unroll = 1>}
@@ -142,14 +143,14 @@ func.func @dot(%x: memref<4096xf32>, %y: memref<4096xf32>) -> memref<f32> {
 // The given num_wi, inp_mem and loop_order stay (in the key order of the complete
 // configuration); the other keys are chosen to fit them: a local tile holds num_wi private
 // tiles of the default's pt_size, cut to the dimension's size, and the private tile shrinks
-// to lt_size / num_wi where that is smaller (cpu: lt_size [4 x 16, min(64, 2 x 64)] =
-// [64, 64], pt_size [16, 32]; gpu: lt_size [4 x 1, 2 x 1], pt_size [1, 1]); num_wg is the
-// default's, at most the number of local tiles (cpu: [min(8, 2), 1]; gpu: [min(128, 32),
+// to lt_size / num_wi where that is smaller (cpu: lt_size [4 x 4, min(64, 2 x 64)] =
+// [16, 64], pt_size [4, 32]; gpu: lt_size [4 x 1, 2 x 1], pt_size [1, 1]); num_wg is the
+// default's, at most the number of local tiles (cpu: [min(32, 8), 1]; gpu: [min(128, 32),
 // 1]); ocl_dim follows these counts (work-items: k on OpenCL dimension 0, i on 1), not the
 // default's counts; the remaining keys are the default's.
 // CPU-LABEL: func.func @partial(
 // CPU:      mdh.compute "partial"
-// CPU-SAME: config = #mdh.config<num_wg = [2, 1], num_wi = [4, 2], lt_size = [64, 64], pt_size = [16, 32],
+// CPU-SAME: config = #mdh.config<num_wg = [8, 1], num_wi = [4, 2], lt_size = [16, 64], pt_size = [4, 32],
 // CPU-SAME: inp_mem = {{\[\[}}"lcl", "glb"], ["glb", "prv"]], res_mem = ["prv"], ocl_dim = {{\[\[}}0, 2], [1, 0]],
 // CPU-SAME: buf_layout = {{\[\[\[}}0, 1], [0]], {{\[\[}}0, 1], [0]]], loop_order = {{\[\[}}1, 0], [1, 0]],
 // CPU-SAME: combine_layer = "end", vector_width = 1, unroll = 1>}
@@ -172,13 +173,13 @@ func.func @partial(%M: memref<128x64xf32>, %v: memref<64xf32>) -> memref<128xf32
 }
 
 // Only num_wg given: each work-group gets one local tile (lt_size [128 / 4, 64 / 2]); the
-// default's pt_size and num_wi are cut to fit the tile (cpu: pt_size [16, min(64, 32)],
+// default's pt_size and num_wi are cut to fit the tile (cpu: pt_size [4, min(64, 32)],
 // k innermost and vectorized by 16;
 // gpu: num_wi [1, min(64, 32)]); ocl_dim follows the counts (k's 2 work-groups on OpenCL
 // dimension 0, i's 4 on 1).
 // CPU-LABEL: func.func @partial_wg(
 // CPU:      mdh.compute "partial_wg"
-// CPU-SAME: config = #mdh.config<num_wg = [4, 2], num_wi = [1, 1], lt_size = [32, 32], pt_size = [16, 32],
+// CPU-SAME: config = #mdh.config<num_wg = [4, 2], num_wi = [1, 1], lt_size = [32, 32], pt_size = [4, 32],
 // CPU-SAME: inp_mem = {{\[\[}}"glb", "glb"], ["glb", "glb"]], res_mem = ["prv"], ocl_dim = {{\[\[}}1, 0], [2, 2]],
 // CPU-SAME: buf_layout = {{\[\[\[}}0, 1], [0]], {{\[\[}}0, 1], [0]]], loop_order = {{\[\[}}0, 1], [0, 1]],
 // CPU-SAME: combine_layer = "end", vector_width = 16, unroll = 1>}

@@ -1,5 +1,5 @@
 // Sizes whose product (2^124) overflows 64 bits.
-// EXPECT: 10:3: mdh.compute "mv": configuration breaks rule 'index-range': OpenCL dim 0: global size 288230376151711744 >= 2^31
+// EXPECT: 10:3: mdh.compute "mv": configuration breaks rule 'index-range': OpenCL dim 0: global size 1152921504606846976 >= 2^31
 // EXPECT-OPT: ok
 // EXPECT-TUNE: 10:3: mdh.compute "mv": configuration breaks rule 'index-range': a buffer of 21267647932558653966460912964485513216 elements >= 2^31
 func.func @mul(%a: f32, %b: f32) -> f32 {
