@@ -1,11 +1,13 @@
 // RUN: mdh-opt %s -p 'mdh-default-config,mdh-tile,mdh-assign-asm,mdh-promote-memory,mdh-place-combine' | mdh-opt -p mdh-vectorize | filecheck %s
+// RUN: mdh-opt %s -p 'mdh-default-config,mdh-tile,mdh-assign-asm,mdh-promote-memory,mdh-place-combine' | mdh-opt -p 'mdh-vectorize{flush=false}' | filecheck %s --check-prefix=SCALAR
 
 // mdh-vectorize applies vector_width N to the innermost element loop (the last dimension of
 // loop_order[1]): the loop steps N elements (tile N), reads moving along it become
 // N-lane view_loads, other reads are broadcast, the scalar function is called in an N-lane
 // version, the accumulator is re-allocated with vector elements (the scalar code keeps a
 // lowlevel.view of it), direct output writes become vector stores, and so does the flush
-// where the output is contiguous along the vectorized dimension. unroll marks the
+// where the output is contiguous along the vectorized dimension (unless flush=false, as
+// lower-to-opencl sets for GPUs: SCALAR). unroll marks the
 // computation's element loops. An innermost pw loop gives each lane its own accumulator:
 // filled with the identity in every lane, combined lane by lane where the flush reads it.
 
@@ -48,6 +50,13 @@ func.func @matmul(%A: memref<4x80xf32>, %B: memref<80x16xf32>) -> memref<4x16xf3
 // CHECK-NEXT:    ^bb0([[FSTEP:%[0-9]+]]: index, [[J:%[0-9]+]]: index, %{{[0-9]+}}: index):
 // CHECK-NEXT:      [[R:%[0-9]+]] = memref.load [[WIDE]]{{\[}}%{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, [[FSTEP]]] : memref<1x1x2x2xvector<4xf32>, "prv">
 // CHECK-NEXT:      vector.store [[R]], %{{[0-9]+}}[%{{[0-9]+}}, [[J]]] : memref<4x16xf32>, vector<4xf32>
+// SCALAR-LABEL: lowlevel.kernel @matmul_0(
+// SCALAR-NEXT:    memref.alloca() : memref<1x1x2x2xvector<4xf32>, "prv">
+// SCALAR-NEXT:    [[SACC:%[0-9]+]] = lowlevel.view
+// SCALAR:         lowlevel.tile_for "el" dim 1({{.*}}) tile 1 parts 1 part %{{[0-9]+}} max 8 {
+// SCALAR-NEXT:    ^bb0(%{{[0-9]+}}: index, %{{[0-9]+}}: index, %{{[0-9]+}}: index):
+// SCALAR-NEXT:      [[SV:%[0-9]+]] = memref.load [[SACC]]{{\[}}%{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}, %{{[0-9]+}}] : memref<1x1x2x8xf32, "prv">
+// SCALAR-NEXT:      memref.store [[SV]], %{{[0-9]+}}[%{{[0-9]+}}, %{{[0-9]+}}] : memref<4x16xf32>
 
 // The same matmul writing C transposed: the output is not contiguous along j, so the
 // flush stays scalar, through the view.

@@ -1,8 +1,8 @@
 """`lower-to-opencl`: the whole pipeline from `mdh.compute` to printable low-level IR.
 
     mdh-default-config{device=D}, mdh-check-config{device=D}, mdh-tile, mdh-assign-asm,
-    mdh-promote-memory, mdh-place-combine, mdh-vectorize, lowlevel-expand, xDSL's dce
-    and cse, lowlevel-align-vectors.
+    mdh-promote-memory, mdh-place-combine, mdh-vectorize{flush=(D is cpu)},
+    lowlevel-expand, xDSL's dce and cse, lowlevel-align-vectors.
 
 `mdh-opt --lower-to-opencl f.mlir` runs it and prints the OpenCL program.
 """
@@ -34,7 +34,7 @@ def pipeline(device: str = "cpu") -> list[ModulePass]:
         MDHAssignASM(),
         MDHPromoteMemory(),
         MDHPlaceCombine(),
-        MDHVectorize(),
+        MDHVectorize(flush=device == "cpu"),
         LowLevelExpand(),
         DeadCodeElimination(),
         CommonSubexpressionElimination(),

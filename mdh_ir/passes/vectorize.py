@@ -14,10 +14,13 @@ elements at a time and its body computes on N-lane vectors:
   around the loop (fill, flush) uses a `lowlevel.view` of it as scalars, so it keeps
   working unchanged (and compilers keep the vectors in registers); direct writes to an
   output (no pw dimension, or `res_mem` "glb") become vector stores;
-- an element loop over the same dimension outside the computation that only moves
-  such an accumulator to memory read contiguously along it (the flush) steps N
-  elements too, with vector loads and stores (tensor contraction on PoCL, 37.7M
-  outputs from 24 products each: 40 -> 33 ms).
+- with the option `flush` (on by default), an element loop over the same dimension
+  outside the computation that only moves such an accumulator to memory read
+  contiguously along it (the flush) steps N elements too, with vector loads and stores
+  (tensor contraction on PoCL, 37.7M outputs from 24 products each: 40 -> 33 ms).
+  `lower-to-opencl` turns it off for GPUs: on the H100 the GEMM's vector stores raised
+  ptxas's count from 127 to 179 registers per work-item, one work-group per SM instead
+  of two (4096^3: 4.38 -> 6.38 ms).
 
 The innermost loop may also be over a pw dimension (rule `vector-width`: private
 accumulators, a combine function with a known identity). Then each lane accumulates
@@ -249,7 +252,7 @@ def step_lanes(loop: TileForOp, lanes: int) -> None:
     loop.max_trips = IntegerAttr(loop.max_trips.value.data // lanes, 64)
 
 
-def vectorize(kernel: KernelOp, module: ModuleOp) -> None:
+def vectorize(kernel: KernelOp, module: ModuleOp, flush: bool) -> None:
     plan = carried(kernel, kernel.function_type.inputs.data)
     cfg = plan.cfg
     elements = [
@@ -273,7 +276,7 @@ def vectorize(kernel: KernelOp, module: ModuleOp) -> None:
     vectorizer.block(inner.body.block, {}, inner.tile_start, inner.step)
     flushes = [
         loop for loop in tile_chain(kernel, "el")
-        if loop.dim.value.data == d and not inner.is_ancestor(loop)
+        if flush and loop.dim.value.data == d and not inner.is_ancestor(loop)
         and vector_flush(loop, vectorizer.vector_arrays)
     ]  # fmt: skip
     for loop in flushes:
@@ -288,7 +291,9 @@ def vectorize(kernel: KernelOp, module: ModuleOp) -> None:
 class MDHVectorize(ModulePass):
     name = "mdh-vectorize"
 
+    flush: bool = True
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for kernel in [k for k in op.walk() if isinstance(k, KernelOp)]:
             if any(isinstance(o, ViewLoadOp) for o in kernel.walk()):
-                vectorize(kernel, op)
+                vectorize(kernel, op, self.flush)
