@@ -24,9 +24,10 @@
   reductions outside the tile's element loops, and the widest vector width (16, 8 or
   4) the rule `vector-width` allows; where the innermost pw dimension vectorizes wider
   than every kept one (matvec, dot), it becomes the innermost loop (each lane
-  accumulates separately). With pw dimensions, a work-group computes one register tile,
-  or, where an input read as vectors does not depend on the tile's outer dimension
-  (matmul's B), about 64 tiles with that input packed in local memory
+  accumulates separately), cut into pieces of at most `FULL_UNROLL` vectors under a
+  tile of 4 rows (`_unrolled_pieces`). With pw dimensions, a work-group computes one
+  register tile, or, where an input read as vectors does not depend on the tile's
+  outer dimension (matmul's B), about 64 tiles with that input packed in local memory
   (`_packed_panel`); an input not contiguous along the output's innermost dimension is
   packed transposed so that vectors run along it (`_transposed_inputs`, tensor
   contraction). Without pw dimensions, work-groups take larger tiles (about 64 per
@@ -43,9 +44,12 @@ from mdh_ir.affine import dim_of, linear_results
 from mdh_ir.config import Config
 from mdh_ir.constraints import vector_problem, violations
 from mdh_ir.device import DeviceInfo
-from mdh_ir.passes.expand import FULL_UNROLL
 from mdh_ir.dialects.mdh import ComputeOp
+from mdh_ir.passes.expand import FULL_UNROLL
 from mdh_ir.tiling import TilePlan, ceildiv
+
+CPU_LANES = (16, 8, 4)
+"""Vector widths the CPU default tries, widest first."""
 
 
 def _ocl_dims(counts: list[int]) -> tuple[int, ...]:
@@ -221,8 +225,9 @@ def _cpu_config(op: ComputeOp, device: DeviceInfo, inner: int) -> Config:
     kept, pw = _kinds(op)
     order = [d for d in kept if d != inner] + ([inner] if inner in kept else [])
     if inner in pw:
-        return _unrolled_pieces(op, _widest_vectors(op, _cpu_tile(op, device, order, inner, (4,)), (16, 8, 4)), inner)
-    plain = _widest_vectors(op, _cpu_tile(op, device, order, inner), (16, 8, 4))
+        rows = _widest_vectors(op, _cpu_tile(op, device, order, inner, (4,)), CPU_LANES)
+        return _unrolled_pieces(op, rows, inner)
+    plain = _widest_vectors(op, _cpu_tile(op, device, order, inner), CPU_LANES)
     written = op.output_maps[0].results
     if plain.vector_width > 1 or not written or inner != dim_of(written[-1]):
         return plain
@@ -234,7 +239,9 @@ def _cpu_config(op: ComputeOp, device: DeviceInfo, inner: int) -> Config:
     row = max(rows, key=lambda d: (d in lasts, rows.index(d)))
     order = [d for d in order[:-1] if d != row] + [row, inner]
     transposed = _transposed_inputs(op, _cpu_tile(op, device, order, inner), inner)
-    panel = None if transposed is None else _packed_panel(op, device, _widest_vectors(op, transposed, (16, 8, 4)))
+    if transposed is None:
+        return plain
+    panel = _packed_panel(op, device, _widest_vectors(op, transposed, CPU_LANES))
     if panel is None or panel.vector_width == 1 or violations(op, panel, device):
         return plain
     return panel
@@ -255,15 +262,17 @@ def _unrolled_pieces(op: ComputeOp, cfg: Config, inner: int) -> Config:
     return cfg.with_(pt_size=tuple(pt))
 
 
-def _cpu_tile(op: ComputeOp, device: DeviceInfo, order: list[int], inner: int, tiles=(16, 4)) -> Config:
+def _cpu_tile(
+    op: ComputeOp, device: DeviceInfo, order: list[int], inner: int, tiles: tuple[int, ...] = (16, 4)
+) -> Config:
     """A register tile of `tiles` (innermost first) on the last kept dimensions of
     `order`, the pw dimensions outside it (except `inner`, innermost if it is one)."""
     kept, pw = _kinds(op)
     pt = [1] * op.rank
     for d, tile in zip(reversed(order), tiles):
         pt[d] = _register_tile(op.sizes[d], tile)
-    outer_pw = [d for d in pw if d != inner]
-    return _assemble(op, device, [1] * op.rank, pt, tuple(outer_pw + order + ([inner] if inner in pw else [])))
+    loops = [d for d in pw if d != inner] + order + ([inner] if inner in pw else [])
+    return _assemble(op, device, [1] * op.rank, pt, tuple(loops))
 
 
 PANEL_TILES = 64
@@ -292,7 +301,8 @@ def _packed_panel(op: ComputeOp, device: DeviceInfo, cfg: Config) -> Config | No
     for d in [outer, *(d for d in reversed(kept) if d != outer and d not in shared)]:
         count = ceildiv(op.sizes[d], cfg.pt_size[d])
         others = prod(num_wg[k] for k in kept if k != d)
-        fits = [t for t in range(1, count + 1) if count % t == 0 and others * (count // t) >= 4 * device.compute_units]
+        busy = 4 * device.compute_units
+        fits = [t for t in range(1, count + 1) if count % t == 0 and others * (count // t) >= busy]
         enough = [t for t in fits if t * tiles >= min(PANEL_TILES, count * tiles)]
         take = min(enough) if enough else max(fits, default=1)
         lt[d], tiles = min(op.sizes[d], take * cfg.pt_size[d]), tiles * take
