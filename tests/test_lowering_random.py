@@ -15,10 +15,13 @@ import os
 import numpy as np
 import pytest
 
+from xdsl.dialects import vector
+
+from mdh_ir.affine import dim_of
 from mdh_ir.catalog import CATALOG
 from mdh_ir.device import DeviceInfo
 from mdh_ir.constraints import violations
-from mdh_ir.runtime import select_device
+from mdh_ir.runtime import lower, select_device
 from mdh_ir.semantics.reference import find_compute
 from mdh_ir.tuning.space import Infeasible, RandomTrial, sample_config
 from tests.lowering_check import TEST_DEVICE, run_and_check
@@ -84,21 +87,20 @@ def test_random_configurations(name: str) -> None:
 LANE_DRAWS = int(os.environ.get("MDH_LANE_DRAWS", "6"))
 
 
-def draw_reduction_lanes(name: str, seed: int):
-    """A configuration vectorizing a pw dimension (innermost loop), at sizes in
-    multiples of 8, or None if the computation allows none."""
+def draw_lanes(name: str, seed: int, dims):
+    """A configuration vectorizing one of `dims(op)` (the innermost loop), with private
+    accumulators, at sizes in multiples of 8, or None if the computation allows none."""
     rng = np.random.default_rng(seed)
     sizes = {k: v if k == "stride" else -(-v // 8) * 8 for k, v in CATALOG[name].small.items()}
     module = CATALOG[name].build(**sizes)
     op = find_compute(module)
     info = DeviceInfo.from_cl(select_device(TEST_DEVICE))
-    pw = [d for d, c in enumerate(op.combines) if c.kind == "pw"]
     for _ in range(400):
         try:
             cfg = sample_config(op, info, RandomTrial(rng))
         except Infeasible:
             continue
-        d = int(rng.choice(pw))
+        d = int(rng.choice(dims(op)))
         order = tuple(x for x in cfg.loop_order[1] if x != d) + (d,)
         tiles = (op.sizes[d], cfg.lt_size[d], cfg.pt_size[d])
         widths = [w for w in (16, 8, 4, 2) if all(x % w == 0 for x in tiles)]
@@ -109,6 +111,15 @@ def draw_reduction_lanes(name: str, seed: int):
         if not violations(op, lanes, info):
             return sizes, module, lanes
     return None
+
+
+def pw_dims(op) -> list[int]:
+    return [d for d, c in enumerate(op.combines) if c.kind == "pw"]
+
+
+def written_dim(op) -> list[int]:
+    """The dimension along which the first output is contiguous."""
+    return [dim_of(op.output_maps[0].results[-1])]
 
 
 LANE_COMPUTATIONS = [
@@ -122,7 +133,7 @@ LANE_COMPUTATIONS = [
 def test_reduction_lanes(name: str) -> None:
     """Vectorized pw dimensions (each lane accumulates, lanes combined at the flush)."""
     for seed in range(LANE_DRAWS):
-        drawn = draw_reduction_lanes(name, seed)
+        drawn = draw_lanes(name, seed, pw_dims)
         assert drawn is not None, f"no vectorizable pw configuration for {name}"
         sizes, module, config = drawn
         inputs = CATALOG[name].inputs(np.random.default_rng(seed), **sizes)
@@ -131,3 +142,29 @@ def test_reduction_lanes(name: str) -> None:
         except Exception as e:
             message = f"{name} seed {seed} sizes={sizes}\nconfig={config.to_attr()}\n{e}"
             raise AssertionError(message) from e
+
+
+FLUSH_COMPUTATIONS = ["bmatmul", "gaussian", "matmul", "reduce_max", "reduce_sum"]
+# the computations with a pw dimension whose inputs can be read contiguously along the
+# output's innermost dimension
+
+
+@pytest.mark.parametrize("name", FLUSH_COMPUTATIONS)
+def test_vector_flush(name: str) -> None:
+    """Vectorized kept dimensions: every draw gives the reference result, and some flush
+    their accumulators with vector stores (those whose work-items do not share a
+    reduction through local memory)."""
+    info = DeviceInfo.from_cl(select_device(TEST_DEVICE))
+    vectorized = 0
+    for seed in range(LANE_DRAWS):
+        drawn = draw_lanes(name, seed, written_dim)
+        assert drawn is not None, f"no configuration vectorizing {name}'s output dimension"
+        sizes, module, config = drawn
+        vectorized += any(isinstance(o, vector.StoreOp) for o in lower(module, info, config).walk())
+        inputs = CATALOG[name].inputs(np.random.default_rng(seed), **sizes)
+        try:
+            run_and_check(module, inputs, config)
+        except Exception as e:
+            message = f"{name} seed {seed} sizes={sizes}\nconfig={config.to_attr()}\n{e}"
+            raise AssertionError(message) from e
+    assert vectorized, f"no draw of {name} flushed with vector stores"

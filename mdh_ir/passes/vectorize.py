@@ -57,11 +57,16 @@ def vector_of(t: Attribute, lanes: int) -> VectorType:
 
 
 def moves_with(index: SSAValue, lane0: SSAValue) -> bool:
-    """Whether `index` is `lane0`, or `lane0` plus an offset (a linearized index whose
-    last term is the vectorized dimension), so consecutive lanes are consecutive
-    elements."""
+    """Whether `index` is `lane0` plus terms that do not depend on it (a linearized
+    index whose last term is the vectorized dimension), so consecutive lanes are
+    consecutive elements."""
     owner = index.owner
-    return index is lane0 or (isinstance(owner, arith.AddiOp) and lane0 in owner.operands)
+    if index is lane0:
+        return True
+    if not isinstance(owner, arith.AddiOp):
+        return False
+    a, b = owner.operands
+    return any(moves_with(x, lane0) and not depends_on(y, lane0) for x, y in ((a, b), (b, a)))
 
 
 def depends_on(value: SSAValue, lane0: SSAValue) -> bool:
