@@ -129,6 +129,15 @@ LANE_COMPUTATIONS = [
 # scalar function taking indices (histogram); mcc_capsule reads no pw dimension contiguously
 
 
+def check_draw(name: str, seed: int, sizes: dict, module, config) -> None:
+    inputs = CATALOG[name].inputs(np.random.default_rng(seed), **sizes)
+    try:
+        run_and_check(module, inputs, config)
+    except Exception as e:
+        message = f"{name} seed {seed} sizes={sizes}\nconfig={config.to_attr()}\n{e}"
+        raise AssertionError(message) from e
+
+
 @pytest.mark.parametrize("name", LANE_COMPUTATIONS)
 def test_reduction_lanes(name: str) -> None:
     """Vectorized pw dimensions (each lane accumulates, lanes combined at the flush)."""
@@ -136,12 +145,7 @@ def test_reduction_lanes(name: str) -> None:
         drawn = draw_lanes(name, seed, pw_dims)
         assert drawn is not None, f"no vectorizable pw configuration for {name}"
         sizes, module, config = drawn
-        inputs = CATALOG[name].inputs(np.random.default_rng(seed), **sizes)
-        try:
-            run_and_check(module, inputs, config)
-        except Exception as e:
-            message = f"{name} seed {seed} sizes={sizes}\nconfig={config.to_attr()}\n{e}"
-            raise AssertionError(message) from e
+        check_draw(name, seed, sizes, module, config)
 
 
 FLUSH_COMPUTATIONS = ["bmatmul", "gaussian", "matmul", "reduce_max", "reduce_sum"]
@@ -161,10 +165,5 @@ def test_vector_flush(name: str) -> None:
         assert drawn is not None, f"no configuration vectorizing {name}'s output dimension"
         sizes, module, config = drawn
         vectorized += any(isinstance(o, vector.StoreOp) for o in lower(module, info, config).walk())
-        inputs = CATALOG[name].inputs(np.random.default_rng(seed), **sizes)
-        try:
-            run_and_check(module, inputs, config)
-        except Exception as e:
-            message = f"{name} seed {seed} sizes={sizes}\nconfig={config.to_attr()}\n{e}"
-            raise AssertionError(message) from e
+        check_draw(name, seed, sizes, module, config)
     assert vectorized, f"no draw of {name} flushed with vector stores"
