@@ -75,9 +75,7 @@ def default_config(op: ComputeOp, device: DeviceInfo) -> Config:
         return _gpu_config(op, device)
     kept, pw = _kinds(op)
     candidates = [_cpu_config(op, device, d) for d in [*reversed(kept), *pw[-1:]]]
-    best = max(candidates, key=lambda cfg: cfg.vector_width)
-    panel = _packed_panel(op, device, best)
-    return best if panel is None or violations(op, panel, device) else panel
+    return max(candidates, key=lambda cfg: cfg.vector_width)
 
 
 def _gpu_config(op: ComputeOp, device: DeviceInfo) -> Config:
@@ -216,12 +214,10 @@ def _local_weights(op: ComputeOp, cfg: Config, d: int) -> Config:
 
 
 def _cpu_config(op: ComputeOp, device: DeviceInfo, inner: int) -> Config:
-    """One work-item per work-group; a register tile, `inner` the innermost loop.
-    Where no vector width applies because an input is not contiguous along `inner`,
-    the output's innermost dimension, that input is transposed into a packed panel
-    (`_transposed_inputs`, `_packed_panel`) with the tile's rows along a dimension it
-    does not depend on, if one exists, preferably one another input reads contiguously
-    (tensor contraction on PoCL: 63.5 -> 37 ms; rows along A's second axis 66 ms)."""
+    """One work-item per work-group; a register tile, `inner` the innermost loop; the
+    tile packed in a panel where `_packed_panel` applies. Where no vector width applies
+    because an input is not contiguous along `inner`, the output's innermost dimension,
+    the transposed panel of `_transposed_panel` if there is one."""
     kept, pw = _kinds(op)
     order = [d for d in kept if d != inner] + ([inner] if inner in kept else [])
     if inner in pw:
@@ -229,21 +225,33 @@ def _cpu_config(op: ComputeOp, device: DeviceInfo, inner: int) -> Config:
         return _unrolled_pieces(op, rows, inner)
     plain = _widest_vectors(op, _cpu_tile(op, device, order, inner), CPU_LANES)
     written = op.output_maps[0].results
-    if plain.vector_width > 1 or not written or inner != dim_of(written[-1]):
-        return plain
+    if plain.vector_width == 1 and written and inner == dim_of(written[-1]):
+        transposed = _transposed_panel(op, device, order, inner)
+        if transposed is not None:
+            return transposed
+    panel = _packed_panel(op, device, plain)
+    return plain if panel is None or violations(op, panel, device) else panel
+
+
+def _transposed_panel(op: ComputeOp, device: DeviceInfo, order: list[int], inner: int) -> Config | None:
+    """The inputs not contiguous along `inner` transposed into a packed panel
+    (`_transposed_inputs`, `_packed_panel`), the tile's rows along a dimension they do
+    not depend on, preferably one another input reads contiguously (tensor contraction
+    on PoCL: 63.5 -> 37 ms; rows along A's second axis 66 ms); None where that gives no
+    valid vectorized configuration."""
     along = set().union(*(used for used in _input_dims(op) if inner in used))
     rows = [d for d in order[:-1] if d not in along]
     if not rows:
-        return plain
+        return None
     lasts = {dim_of(amap.results[-1]) for maps in op.input_maps for amap in maps if amap.results}
     row = max(rows, key=lambda d: (d in lasts, rows.index(d)))
     order = [d for d in order[:-1] if d != row] + [row, inner]
     transposed = _transposed_inputs(op, _cpu_tile(op, device, order, inner), inner)
     if transposed is None:
-        return plain
+        return None
     panel = _packed_panel(op, device, _widest_vectors(op, transposed, CPU_LANES))
     if panel is None or panel.vector_width == 1 or violations(op, panel, device):
-        return plain
+        return None
     return panel
 
 

@@ -125,9 +125,7 @@ def mark_unrolled(op: Operation) -> int:
     if not isinstance(op, scf.ForOp):
         return inner
     trips = static_trips(op)
-    if trips is None or trips > FULL_UNROLL or inner * trips > UNROLLED_PRODUCT:
-        return inner
-    if not touches_private(op):
+    if trips is None or trips > FULL_UNROLL or inner * trips > UNROLLED_PRODUCT or not touches_private(op):
         return inner
     op.attributes[UNROLL_ATTR] = IntegerAttr(0, 64)
     return inner * trips
@@ -222,7 +220,7 @@ def expand_copy(copy: CopyOp) -> None:
     turns = -(-total // workers)
     if turns <= COPY_UNROLL:
         turn, body = e.for_(0, turns)
-        body.ip.block.parent_op().attributes[UNROLL_ATTR] = IntegerAttr(0, 64)  # type: ignore
+        turn.block.parent_op().attributes[UNROLL_ATTR] = IntegerAttr(0, 64)  # type: ignore
         flat = body.add(copy.worker, body.mul(turn, workers))
         if total % workers:
             body = body.if_(body.cmp("slt", flat, total))  # type: ignore[assignment]

@@ -281,9 +281,9 @@ def vectorize(kernel: KernelOp, module: ModuleOp, flush: bool) -> None:
     vectorizer.block(inner.body.block, {}, inner.tile_start, inner.step)
     flushes = [
         loop for loop in tile_chain(kernel, "el")
-        if flush and loop.dim.value.data == d and not inner.is_ancestor(loop)
+        if loop.dim.value.data == d and not inner.is_ancestor(loop)
         and vector_flush(loop, vectorizer.vector_arrays)
-    ]  # fmt: skip
+    ] if flush else []  # fmt: skip
     for loop in flushes:
         step_lanes(loop, lanes)
         vectorizer.block(loop.body.block, {}, loop.tile_start, loop.step)
