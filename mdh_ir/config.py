@@ -16,6 +16,7 @@ Keys (D = number of dimensions, B = input buffers, K = output buffers):
 | loop_order | [lt layer: D, pt layer: D] | permutations of the dimensions (outermost first) |
 | combine_layer | 1 | "end", "lt" or "pt": when a work-item's partial results are flushed |
 | vector_width, unroll | 1 | positive integers |
+| prefetch | 1 | 0 or 1: load the next local tile's inputs into registers during this one |
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ class Config:
     combine_layer: str = "end"
     vector_width: int = 1
     unroll: int = 1
+    prefetch: int = 0
 
     @staticmethod
     def keys() -> list[str]:
@@ -82,7 +84,7 @@ class Config:
         return replace(self, **changes)
 
 
-_OPTIONAL = ("combine_layer", "vector_width", "unroll")
+_OPTIONAL = ("combine_layer", "vector_width", "unroll", "prefetch")
 
 
 def _to_lists(value: Any) -> Any:
@@ -173,3 +175,7 @@ class _Shape:
     def check_unroll(self, key: str, value: Any) -> None:
         if not isinstance(value, int) or value < 1:
             raise ConfigError(f"{key} must be a positive integer, got {value!r}")
+
+    def check_prefetch(self, key: str, value: Any) -> None:
+        if not isinstance(value, int) or value not in (0, 1):
+            raise ConfigError(f"{key} must be 0 or 1, got {value!r}")

@@ -15,11 +15,15 @@ import os
 import numpy as np
 import pytest
 
+from xdsl.context import Context
 from xdsl.dialects import vector
 
 from mdh_ir.affine import dim_of
 from mdh_ir.catalog import CATALOG
 from mdh_ir.device import DeviceInfo
+from mdh_ir.dialects.lowlevel import CopyOp
+from mdh_ir.passes.lower_to_opencl import pipeline
+from mdh_ir.passes.prefetch import LowLevelPrefetch
 from mdh_ir.constraints import violations
 from mdh_ir.runtime import lower, select_device
 from mdh_ir.semantics.reference import find_compute
@@ -167,3 +171,46 @@ def test_vector_flush(name: str) -> None:
         vectorized += any(isinstance(o, vector.StoreOp) for o in lower(module, info, config).walk())
         check_draw(name, seed, sizes, module, config)
     assert vectorized, f"no draw of {name} flushed with vector stores"
+
+
+PREFETCH_COMPUTATIONS = ["bmatmul", "gaussian", "jacobi3d", "matmul", "mcc", "tensor_contraction"]
+
+
+def staged_copies(module, config) -> int:
+    """Copies `lowlevel-prefetch` splits into halves under `config`."""
+    lowered = module.clone()
+    find_compute(lowered).config = config.to_attr()
+    for p in pipeline(TEST_DEVICE):
+        p.apply(Context(), lowered)
+        if isinstance(p, LowLevelPrefetch):
+            return sum(isinstance(o, CopyOp) and o.stage is not None for o in lowered.walk())
+    raise AssertionError("lowlevel-prefetch is not in the pipeline")
+
+
+def draw_prefetch(name: str, seed: int):
+    """Awkward sizes and a configuration with `prefetch = 1` whose innermost local-tile
+    loop has several steps and copies to stage."""
+    rng = np.random.default_rng(seed)
+    info = DeviceInfo.from_cl(select_device(TEST_DEVICE))
+    for _ in range(50):
+        sizes = awkward_sizes(name, rng)
+        module = CATALOG[name].build(**sizes)
+        op = find_compute(module)
+        for _ in range(20):
+            try:
+                cfg = sample_config(op, info, RandomTrial(rng)).with_(prefetch=1)
+            except Infeasible:
+                continue
+            if not violations(op, cfg, info) and staged_copies(module, cfg):
+                return sizes, module, cfg
+    return None
+
+
+@pytest.mark.parametrize("name", PREFETCH_COMPUTATIONS)
+def test_prefetch(name: str) -> None:
+    """Local tiles loaded one step ahead through private stages (partial last tiles,
+    boundary modes, vector and single-element copies) give the reference result."""
+    for seed in range(LANE_DRAWS):
+        drawn = draw_prefetch(name, seed)
+        assert drawn is not None, f"no configuration of {name} stages its copies"
+        check_draw(name, seed, *drawn)

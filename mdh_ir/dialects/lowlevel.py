@@ -20,6 +20,7 @@ local memory, `"prv"` private memory.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import (
@@ -43,6 +44,8 @@ from xdsl.irdl import (
     IRDLOperation,
     irdl_op_definition,
     operand_def,
+    opt_operand_def,
+    opt_prop_def,
     prop_def,
     region_def,
     result_def,
@@ -290,6 +293,11 @@ class CopyOp(IRDLOperation):
     give each memref's axis order (memref axis i holds logical axis perm[i]). Work-item
     `worker` of `workers` copies every `workers`-th element. Box elements outside the
     source are filled by `boundary` ("none": skipped; they are never read).
+
+    A staged copy does one half of that through `stage`, the worker's private array of
+    its elements (one per turn, or one vector per turn with `lanes`): `half = "load"`
+    reads them from `source` into `stage`, `half = "store"` writes them from `stage` into
+    `dest` (`lowlevel-prefetch` puts the two halves of a copy in different places).
     """
 
     name = "lowlevel.copy"
@@ -297,14 +305,18 @@ class CopyOp(IRDLOperation):
     dest = operand_def(MemRefType)
     base = var_operand_def(IndexType)
     worker = operand_def(IndexType)
+    stage = opt_operand_def(MemRefType)
     extents = prop_def(DenseArrayBase.constr(I64))
     source_perm = prop_def(DenseArrayBase.constr(I64))
     dest_perm = prop_def(DenseArrayBase.constr(I64))
     boundary = prop_def(StringAttr)
     workers = prop_def(IntegerAttr[I64])
+    half = opt_prop_def(StringAttr)
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
     assembly_format = (
-        "$source `[` $base `]` `->` $dest `extents` $extents `perms` $source_perm `->`"
+        "$source `[` $base `]` `->` $dest (`staged` $half `in` $stage^ `:` type($stage))?"
+        " `extents` $extents `perms` $source_perm `->`"
         " $dest_perm `boundary` $boundary `by` $worker `of` $workers attr-dict"
         " `:` type($source) `->` type($dest)"
     )
@@ -320,17 +332,48 @@ class CopyOp(IRDLOperation):
         boundary: str,
         worker: SSAValue,
         workers: int,
+        half: str | None = None,
+        stage: SSAValue | None = None,
     ):
         super().__init__(
-            operands=[source, dest, base, worker],
+            operands=[source, dest, base, worker, [] if stage is None else [stage]],
             properties={
                 "extents": i64_array(extents),
                 "source_perm": i64_array(source_perm),
                 "dest_perm": i64_array(dest_perm),
                 "boundary": StringAttr(boundary),
                 "workers": IntegerAttr(workers, 64),
+                **({} if half is None else {"half": StringAttr(half)}),
             },
         )
+
+    def lanes(self) -> int:
+        """Elements moved at once along the innermost axis (`LANES_ATTR`, else 1)."""
+        lanes = self.attributes.get(LANES_ATTR)
+        return lanes.value.data if isinstance(lanes, IntegerAttr) else 1
+
+    def units(self) -> list[int]:
+        """The box in moved units: the innermost extent counts vectors of `lanes()`."""
+        extents = list(self.extents.get_values())
+        return extents[:-1] + [extents[-1] // self.lanes()]
+
+    def turns(self) -> int:
+        """Units one worker moves (at most)."""
+        return -(-math.prod(self.units()) // self.workers.value.data)
+
+    def staged(self, half: str, stage: SSAValue, base: Sequence[SSAValue], worker: SSAValue) -> CopyOp:
+        """This copy's `half` ("load" or "store") through `stage`, from `base` by `worker`."""
+        copy = CopyOp(self.source, self.dest, base, self.extents.get_values(), self.source_perm.get_values(),
+                      self.dest_perm.get_values(), self.boundary.data, worker, self.workers.value.data,
+                      half, stage)  # fmt: skip
+        copy.attributes.update(self.attributes)
+        return copy
+
+    def verify_(self) -> None:
+        if (self.stage is None) != (self.half is None):
+            raise VerifyException("a staged copy names both its half and its stage")
+        if self.half is not None and self.half.data not in ("load", "store"):
+            raise VerifyException(f'half must be "load" or "store", got "{self.half.data}"')
 
 
 @irdl_op_definition

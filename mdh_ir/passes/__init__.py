@@ -18,6 +18,7 @@ ALL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "mdh-promote-memory": _lazy("promote_memory", "MDHPromoteMemory"),
     "mdh-place-combine": _lazy("place_combine", "MDHPlaceCombine"),
     "mdh-vectorize": _lazy("vectorize", "MDHVectorize"),
+    "lowlevel-prefetch": _lazy("prefetch", "LowLevelPrefetch"),
     "lowlevel-expand": _lazy("expand", "LowLevelExpand"),
     "lowlevel-align-vectors": _lazy("align_vectors", "LowLevelAlignVectors"),
     "lower-to-opencl": _lazy("lower_to_opencl", "LowerToOpenCL"),

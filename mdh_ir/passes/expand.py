@@ -13,7 +13,10 @@ arith, math, memref.load/store/alloca, func.call, group/local ids, barriers):
   unrolled, so that its loads are in flight together (a loop from the worker's id
   stays rolled on NVIDIA's compiler and each load waits for the last); with
   `lanes = N` it moves N elements along the innermost axis as one vector when all of
-  them lie inside the source, and falls back to single elements otherwise;
+  them lie inside the source, and falls back to single elements otherwise; a staged
+  copy (`lowlevel-prefetch`) always loops over the turns, unrolled, and its load half
+  moves each element or vector into the turn's place in the stage, its store half from
+  there, under the same conditions;
 - `fill` becomes stores.
 
 Loops over private arrays are unrolled so that the arrays can live in registers: an
@@ -34,7 +37,7 @@ from math import prod
 
 from xdsl.context import Context
 from xdsl.dialects import arith, memref, scf, vector
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, VectorType
+from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, VectorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import (
     AffineBinaryOpExpr,
@@ -47,12 +50,13 @@ from xdsl.ir.affine import (
 from xdsl.passes import ModulePass
 
 from mdh_ir.dialects.lowlevel import (
-    LANES_ATTR,
+    PRV,
     CopyOp,
     FillOp,
     KernelOp,
     TileForOp,
     ViewLoadOp,
+    ViewOp,
     memory_space,
 )
 from mdh_ir.passes.emit import Emitter, Value, constant_value, i1
@@ -193,32 +197,63 @@ def expand_view_load(load: ViewLoadOp) -> None:
     load.erase()
 
 
-def copy_element(
-    e: Emitter, copy: CopyOp, position: list[SSAValue], coords: list[SSAValue], logical: list[int]
-) -> None:
-    """Copy one box element (skipped outside the source with boundary "none")."""
-    mode = copy.boundary.data
-    if mode == "none":
-        guarded = e.if_(inside(e, position, logical))
-        if guarded is None:
-            return
-        e = guarded
-    value = read(e, copy.source, position, copy.source_perm.get_values(), mode)
-    e.store(value, copy.dest, [coords[a] for a in copy.dest_perm.get_values()])
+@dataclass
+class Move:
+    """Moves a copy's elements: from its source to its destination, or one `half` of
+    that through the worker's `stage` (one element, or vector, per turn; `elements`: the
+    same storage as single elements)."""
+
+    copy: CopyOp
+    logical: list[int]
+    half: str | None = None
+    stage: SSAValue | None = None
+    elements: SSAValue | None = None
+
+    def vector(self, e: Emitter, position: list[SSAValue], coords: list[SSAValue], turn: SSAValue) -> None:
+        copy = self.copy
+        if self.half == "store":
+            value = e.load(self.stage, [turn])  # type: ignore[arg-type]
+        else:
+            vtype = VectorType(copy.source.type.element_type, [copy.lanes()])  # type: ignore[attr-defined]
+            value = e.emit(vector.LoadOp(copy.source, [position[a] for a in copy.source_perm.get_values()], vtype))
+        if self.half == "load":
+            e.store(value, self.stage, [turn])  # type: ignore[arg-type]
+        else:
+            e.op(vector.StoreOp(value, copy.dest, [coords[a] for a in copy.dest_perm.get_values()]))
+
+    def element(self, e: Emitter, position: list[SSAValue], coords: list[SSAValue], slot: list[SSAValue]) -> None:
+        """Move one box element (skipped outside the source with boundary "none");
+        `slot` is its place in the stage."""
+        copy, mode = self.copy, self.copy.boundary.data
+        if mode == "none":
+            guarded = e.if_(inside(e, position, self.logical))
+            if guarded is None:
+                return
+            e = guarded
+        if self.half == "store":
+            value = e.load(self.elements, slot)  # type: ignore[arg-type]
+        else:
+            value = read(e, copy.source, position, copy.source_perm.get_values(), mode)
+        if self.half == "load":
+            e.store(value, self.elements, slot)  # type: ignore[arg-type]
+        else:
+            e.store(value, copy.dest, [coords[a] for a in copy.dest_perm.get_values()])
 
 
 def expand_copy(copy: CopyOp) -> None:
     e = Emitter.before(copy)
-    extents = list(copy.extents.get_values())
     source_perm = copy.source_perm.get_values()
     shape = copy.source.type.get_shape()  # type: ignore[attr-defined]
     logical = [shape[source_perm.index(a)] for a in range(len(source_perm))]
-    lanes = copy.attributes.get(LANES_ATTR)
-    lanes = lanes.value.data if isinstance(lanes, IntegerAttr) else 1
-    units = extents[:-1] + [extents[-1] // lanes]
+    lanes, units, turns = copy.lanes(), copy.units(), copy.turns()
     total, workers = prod(units), copy.workers.value.data
-    turns = -(-total // workers)
-    if turns <= COPY_UNROLL:
+    move = Move(copy, logical)
+    if copy.stage is not None and copy.half is not None:
+        move.half, move.stage, move.elements = copy.half.data, copy.stage, copy.stage
+        if lanes > 1:
+            elem = copy.source.type.element_type  # type: ignore[attr-defined]
+            move.elements = e.emit(ViewOp(copy.stage, MemRefType(elem, [turns, lanes], memory_space=PRV)))
+    if turns <= COPY_UNROLL or copy.stage is not None:
         turn, body = e.for_(0, turns)
         turn.block.parent_op().attributes[UNROLL_ATTR] = IntegerAttr(0, 64)  # type: ignore
         flat = body.add(copy.worker, body.mul(turn, workers))
@@ -226,25 +261,26 @@ def expand_copy(copy: CopyOp) -> None:
             body = body.if_(body.cmp("slt", flat, total))  # type: ignore[assignment]
     else:
         flat, body = e.for_(copy.worker, total, workers)
+        turn = flat
     coords = body.delinearize(flat, units)
     coords[-1] = body.mul(coords[-1], lanes)
     position = [body.add(b, c) for b, c in zip(copy.base, coords)]
+    slot = [turn]
     if lanes > 1:
         last = list(position)
         last[-1] = body.add(position[-1], lanes - 1)
         whole = body.and_(inside(body, position, logical), inside(body, last, logical))
         fast = body.if_(whole)
         if fast is not None:
-            vtype = VectorType(copy.source.type.element_type, [lanes])  # type: ignore[attr-defined]
-            value = fast.emit(vector.LoadOp(copy.source, [position[a] for a in source_perm], vtype))
-            fast.op(vector.StoreOp(value, copy.dest, [coords[a] for a in copy.dest_perm.get_values()]))
+            move.vector(fast, position, coords, turn)
         body = body.if_(body.emit(arith.XOrIOp(whole, body.const(1, i1))))  # type: ignore[assignment]
         if body is not None:
             lane, body = body.for_(0, lanes)
             coords[-1] = body.add(coords[-1], lane)
             position[-1] = body.add(position[-1], lane)
+            slot.append(lane)
     if body is not None:
-        copy_element(body, copy, position, coords, logical)
+        move.element(body, position, coords, slot)
     copy.detach()
     copy.erase()
 

@@ -2,7 +2,7 @@
 
     mdh-default-config{device=D}, mdh-check-config{device=D}, mdh-tile, mdh-assign-asm,
     mdh-promote-memory, mdh-place-combine, mdh-vectorize{flush=(D is cpu)},
-    lowlevel-expand, xDSL's dce and cse, lowlevel-align-vectors.
+    lowlevel-prefetch, lowlevel-expand, xDSL's dce and cse, lowlevel-align-vectors.
 
 `mdh-opt --lower-to-opencl f.mlir` runs it and prints the OpenCL program.
 """
@@ -21,6 +21,7 @@ from mdh_ir.passes.check_config import MDHCheckConfig
 from mdh_ir.passes.default_config import MDHDefaultConfig
 from mdh_ir.passes.expand import LowLevelExpand
 from mdh_ir.passes.place_combine import MDHPlaceCombine
+from mdh_ir.passes.prefetch import LowLevelPrefetch
 from mdh_ir.passes.promote_memory import MDHPromoteMemory
 from mdh_ir.passes.tile import MDHTile
 from mdh_ir.passes.vectorize import MDHVectorize
@@ -35,6 +36,7 @@ def pipeline(device: str = "cpu") -> list[ModulePass]:
         MDHPromoteMemory(),
         MDHPlaceCombine(),
         MDHVectorize(flush=device == "cpu"),
+        LowLevelPrefetch(),
         LowLevelExpand(),
         DeadCodeElimination(),
         CommonSubexpressionElimination(),

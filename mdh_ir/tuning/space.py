@@ -110,7 +110,7 @@ def _keys(name: str, order: Sequence[int]) -> dict[str, float]:
 def config_params(op: ComputeOp, device: DeviceInfo, cfg: Config) -> dict[str, float] | None:
     """The draws under which `sample_config` gives `cfg`, or None if it cannot."""
     targets: dict[str, Any] = dict(res_mem=cfg.res_mem[0], combine_layer=cfg.combine_layer)
-    targets.update(vector_width=cfg.vector_width, unroll=cfg.unroll)
+    targets.update(vector_width=cfg.vector_width, unroll=cfg.unroll, prefetch=cfg.prefetch)
     for d in range(op.rank):
         targets.update({f"lt{d}": cfg.lt_size[d], f"pt{d}": cfg.pt_size[d]})
         targets.update({f"wi{d}": cfg.num_wi[d], f"wg{d}": cfg.num_wg[d]})
@@ -199,6 +199,7 @@ def sample_config(op: ComputeOp, device: DeviceInfo, trial: Trial, around: Confi
         combine_layer=choose(trial, "combine_layer", layer_choices) if "pw" in kinds else "end",
         vector_width=choose(trial, "vector_width", widths),
         unroll=choose(trial, "unroll", [1, 2, 4, 8]),
+        prefetch=choose(trial, "prefetch", [0, 1]) if "lcl" in lcl else 0,
     )
     found = violations(op, cfg, device)
     if found:

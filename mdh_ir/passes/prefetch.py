@@ -1,0 +1,153 @@
+"""`lowlevel-prefetch`: apply `prefetch = 1`, loading the next local tile's inputs into
+registers while the work-group computes on this one (software pipelining).
+
+`mdh-promote-memory` gives the innermost local-tile loop cooperative copies into local
+memory between barriers. With `prefetch = 1` each copy is split into its two halves
+through a private stage array (`lowlevel.copy ... staged`, expanded by `lowlevel-expand`):
+
+    lowlevel.tile_for "lt" ... (%step, %start, %size) {
+      lowlevel.copy %b[origin(%start)] -> %b_lcl ...
+      lowlevel.barrier
+      ...                                          compute on %b_lcl
+      lowlevel.barrier
+    }
+
+becomes
+
+    lowlevel.copy %b[origin(first start)] -> %b_lcl staged "load" in %stage ...
+    lowlevel.tile_for "lt" ... (%step, %start, %size) {
+      lowlevel.copy %b[origin(%start)] -> %b_lcl staged "store" in %stage ...
+      lowlevel.barrier
+      scf.if (%start + parts * tile < end) {
+        lowlevel.copy %b[origin(%start + parts * tile)] -> %b_lcl staged "load" in %stage ...
+      }
+      ...
+      lowlevel.barrier
+    }
+
+so that the global loads of the next tile are in flight during the computation (on the
+H100, GEMM 4096^3, a hand-edited tuned kernel: 3.91 -> 3.47 ms). The origin of the next
+tile is the copy's index arithmetic cloned with the loop's block arguments advanced by
+one step; the load half is skipped where there is no such step. A copy whose stage
+would hold more than `PREFETCH_ELEMENTS` elements per work-item is left as it is, and
+so is a loop of at most one step.
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import memref
+from xdsl.dialects.builtin import ModuleOp, VectorType
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.traits import is_side_effect_free
+
+from mdh_ir.dialects.lowlevel import PRV, BarrierOp, CopyOp, KernelOp, TileForOp, memory_space
+from mdh_ir.passes.assign_asm import tile_chain
+from mdh_ir.passes.carried import carried
+from mdh_ir.passes.emit import Emitter
+
+PREFETCH_ELEMENTS = 64
+"""Most elements a work-item stages for one copy (they are meant to stay in registers)."""
+
+
+def stage_for(kernel: KernelOp, copy: CopyOp) -> SSAValue:
+    """A private array of the elements one worker moves: one per turn (a vector with lanes)."""
+    elem = copy.source.type.element_type  # type: ignore[attr-defined]
+    lanes = copy.lanes()
+    if lanes > 1:
+        elem = VectorType(elem, [lanes])
+    alloca = memref.AllocaOp.get(elem, shape=[copy.turns()], memory_space=PRV)
+    return Emitter.at_start(kernel.body.block).emit(alloca)
+
+
+def index_chain(values: Sequence[SSAValue], block: Block) -> list[Operation] | None:
+    """The ops of `block` that `values` are computed from, in order; None if one of
+    them has side effects."""
+    needed: set[Operation] = set()
+    stack = [v.owner for v in values]
+    while stack:
+        op = stack.pop()
+        if isinstance(op, Operation) and op.parent_block() is block and op not in needed:
+            needed.add(op)
+            stack.extend(o.owner for o in op.operands)
+    if not all(is_side_effect_free(op) and not op.regions for op in needed):
+        return None
+    return [op for op in block.ops if op in needed]
+
+
+def load_halves(
+    e: Emitter, copies: Sequence[CopyOp], stages: Sequence[SSAValue], chain: list[Operation],
+    args: dict[SSAValue, SSAValue], inside: bool,
+) -> None:
+    """Load halves of `copies` with the loop's block arguments replaced by `args`;
+    `inside` the loop, the ops of `chain` that do not depend on them are not repeated."""
+    mapping = dict(args)
+    for op in chain:
+        if not inside or any(v in mapping for v in op.operands):
+            e.op(op.clone(mapping))
+    for copy, stage in zip(copies, stages):
+        base = [mapping.get(b, b) for b in copy.base]
+        e.op(copy.staged("load", stage, base, mapping.get(copy.worker, copy.worker)))
+
+
+def step_args(
+    e: Emitter, loop: TileForOp, used: set[SSAValue], first: bool, start: SSAValue, end: SSAValue
+) -> dict[SSAValue, SSAValue]:
+    """The block arguments of `loop` that `used` holds, for its first step or the one
+    after the current one, starting at `start`."""
+    values = {
+        loop.step: lambda: e.const(0) if first else e.add(loop.step, 1),
+        loop.tile_start: lambda: start,
+        loop.tile_size: lambda: e.min(loop.tile.value.data, e.sub(end, start)),
+    }
+    return {arg: make() for arg, make in values.items() if arg in used}
+
+
+def prefetch(kernel: KernelOp) -> None:
+    local = tile_chain(kernel, "lt")
+    if not local or local[-1].max_trips.value.data <= 1:
+        return
+    loop = local[-1]
+    block = loop.body.block
+    copies = [
+        op for op in block.ops
+        if isinstance(op, CopyOp) and memory_space(op.dest.type) == "lcl"
+        and op.stage is None and op.turns() * op.lanes() <= PREFETCH_ELEMENTS
+    ]  # fmt: skip
+    if not copies:
+        return
+    chain = index_chain([v for c in copies for v in (*c.base, c.worker)], block)
+    if chain is None:
+        return
+    used = {v for op in [*chain, *copies] for v in op.operands if v in block.args}
+    stages = [stage_for(kernel, c) for c in copies]
+    tile, parts = loop.tile.value.data, loop.parts.value.data
+
+    e = Emitter.before(loop)
+    first, end = e.add(loop.start, e.mul(loop.part, tile)), e.add(loop.start, loop.size)
+    before = e.if_(e.cmp("slt", first, end))
+    if before is not None:
+        load_halves(before, copies, stages, chain, step_args(before, loop, used, True, first, end), False)
+
+    barrier = next((o for o in block.ops if isinstance(o, BarrierOp)), copies[-1])
+    inner = Emitter(InsertPoint.after(barrier))
+    start = inner.add(loop.tile_start, parts * tile)
+    then = inner.if_(inner.cmp("slt", start, end))
+    if then is not None:
+        load_halves(then, copies, stages, chain, step_args(then, loop, used, False, start, end), True)
+    for copy, stage in zip(copies, stages):
+        Rewriter.replace_op(copy, copy.staged("store", stage, copy.base, copy.worker))
+
+
+@dataclass(frozen=True)
+class LowLevelPrefetch(ModulePass):
+    name = "lowlevel-prefetch"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for kernel in [k for k in op.walk() if isinstance(k, KernelOp)]:
+            if any(isinstance(o, CopyOp) for o in kernel.walk()):
+                if carried(kernel, kernel.function_type.inputs.data).cfg.prefetch:
+                    prefetch(kernel)
