@@ -1,5 +1,5 @@
 // RUN: mdh-opt %s -p 'mdh-tile,mdh-assign-asm,mdh-promote-memory' | mdh-opt -p lowlevel-prefetch | filecheck %s
-// RUN: mdh-opt %s -p 'mdh-tile,mdh-assign-asm,mdh-promote-memory,lowlevel-prefetch,lowlevel-expand' | filecheck %s --check-prefix=EXPAND
+// RUN: mdh-opt %s -p 'mdh-tile,mdh-assign-asm,mdh-promote-memory,lowlevel-prefetch' | mdh-opt -p lowlevel-expand | filecheck %s --check-prefix=EXPAND
 
 // lowlevel-prefetch applies `prefetch = 1`: each cooperative copy into local memory at
 // the top of the innermost local-tile loop is split into a load half (global memory to
