@@ -277,7 +277,7 @@ def _cpu_tile(
 ) -> Config:
     """A register tile of `tiles` (innermost first) on the last kept dimensions of
     `order`, the pw dimensions outside it (except `inner`, innermost if it is one)."""
-    kept, pw = _kinds(op)
+    pw = _kinds(op)[1]
     pt = [1] * op.rank
     for d, tile in zip(reversed(order), tiles):
         pt[d] = _register_tile(op.sizes[d], tile)
@@ -308,10 +308,10 @@ def _packed_panel(op: ComputeOp, device: DeviceInfo, cfg: Config) -> Config | No
     cached = tuple("lcl" if p else mem for p, mem in zip(panels, cfg.inp_mem[0]))
     shared = set().union(*(used for used, mem in zip(dims, cached) if mem == "lcl"))
     lt, num_wg, tiles = list(cfg.lt_size), list(cfg.num_wg), 1
+    busy = 4 * device.compute_units
     for d in [outer, *(d for d in reversed(kept) if d != outer and d not in shared)]:
         count = ceildiv(op.sizes[d], cfg.pt_size[d])
         others = prod(num_wg[k] for k in kept if k != d)
-        busy = 4 * device.compute_units
         fits = [t for t in range(1, count + 1) if count % t == 0 and others * (count // t) >= busy]
         enough = [t for t in fits if t * tiles >= min(PANEL_TILES, count * tiles)]
         take = min(enough) if enough else max(fits, default=1)

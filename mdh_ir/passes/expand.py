@@ -199,25 +199,28 @@ def expand_view_load(load: ViewLoadOp) -> None:
 
 @dataclass
 class Move:
-    """Moves a copy's elements: from its source to its destination, or one `half` of
-    that through the worker's `stage` (one element, or vector, per turn; `elements`: the
-    same storage as single elements)."""
+    """Moves a copy's elements: from its source to its destination, or one half of
+    that through its stage (one element, or vector, per turn; `elements`: the same
+    storage as single elements)."""
 
     copy: CopyOp
     logical: list[int]
-    half: str | None = None
-    stage: SSAValue | None = None
     elements: SSAValue | None = None
 
-    def vector(self, e: Emitter, position: list[SSAValue], coords: list[SSAValue], turn: SSAValue) -> None:
+    @property
+    def half(self) -> str | None:
+        return self.copy.half.data if self.copy.half is not None else None
+
+    def vector(self, e: Emitter, position: list[SSAValue], coords: list[SSAValue], slot: list[SSAValue]) -> None:
+        """Move one vector of the box; `slot` is its place in the stage."""
         copy = self.copy
         if self.half == "store":
-            value = e.load(self.stage, [turn])  # type: ignore[arg-type]
+            value = e.load(copy.stage, slot)  # type: ignore[arg-type]
         else:
             vtype = VectorType(copy.source.type.element_type, [copy.lanes()])  # type: ignore[attr-defined]
             value = e.emit(vector.LoadOp(copy.source, [position[a] for a in copy.source_perm.get_values()], vtype))
         if self.half == "load":
-            e.store(value, self.stage, [turn])  # type: ignore[arg-type]
+            e.store(value, copy.stage, slot)  # type: ignore[arg-type]
         else:
             e.op(vector.StoreOp(value, copy.dest, [coords[a] for a in copy.dest_perm.get_values()]))
 
@@ -247,38 +250,37 @@ def expand_copy(copy: CopyOp) -> None:
     logical = [shape[source_perm.index(a)] for a in range(len(source_perm))]
     lanes, units, turns = copy.lanes(), copy.units(), copy.turns()
     total, workers = prod(units), copy.workers.value.data
-    move = Move(copy, logical)
-    if copy.stage is not None and copy.half is not None:
-        move.half, move.stage, move.elements = copy.half.data, copy.stage, copy.stage
-        if lanes > 1:
-            elem = copy.source.type.element_type  # type: ignore[attr-defined]
-            move.elements = e.emit(ViewOp(copy.stage, MemRefType(elem, [turns, lanes], memory_space=PRV)))
+    elements = copy.stage
+    if copy.stage is not None and lanes > 1:
+        elem = copy.source.type.element_type  # type: ignore[attr-defined]
+        elements = e.emit(ViewOp(copy.stage, MemRefType(elem, [turns, lanes], memory_space=PRV)))
+    move = Move(copy, logical, elements)
     if turns <= COPY_UNROLL or copy.stage is not None:
         turn, body = e.for_(0, turns)
         turn.block.parent_op().attributes[UNROLL_ATTR] = IntegerAttr(0, 64)  # type: ignore
         flat = body.add(copy.worker, body.mul(turn, workers))
+        slot = [turn]
         if total % workers:
             body = body.if_(body.cmp("slt", flat, total))  # type: ignore[assignment]
     else:
         flat, body = e.for_(copy.worker, total, workers)
-        turn = flat
+        slot = []
     coords = body.delinearize(flat, units)
     coords[-1] = body.mul(coords[-1], lanes)
     position = [body.add(b, c) for b, c in zip(copy.base, coords)]
-    slot = [turn]
     if lanes > 1:
         last = list(position)
         last[-1] = body.add(position[-1], lanes - 1)
         whole = body.and_(inside(body, position, logical), inside(body, last, logical))
         fast = body.if_(whole)
         if fast is not None:
-            move.vector(fast, position, coords, turn)
+            move.vector(fast, position, coords, slot)
         body = body.if_(body.emit(arith.XOrIOp(whole, body.const(1, i1))))  # type: ignore[assignment]
         if body is not None:
             lane, body = body.for_(0, lanes)
             coords[-1] = body.add(coords[-1], lane)
             position[-1] = body.add(position[-1], lane)
-            slot.append(lane)
+            slot = [*slot, lane]
     if body is not None:
         move.element(body, position, coords, slot)
     copy.detach()

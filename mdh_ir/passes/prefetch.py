@@ -38,7 +38,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import memref
 from xdsl.dialects.builtin import ModuleOp, VectorType
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
@@ -49,6 +48,7 @@ from mdh_ir.dialects.lowlevel import PRV, BarrierOp, CopyOp, KernelOp, TileForOp
 from mdh_ir.passes.assign_asm import tile_chain
 from mdh_ir.passes.carried import carried
 from mdh_ir.passes.emit import Emitter
+from mdh_ir.passes.promote_memory import alloc
 
 PREFETCH_ELEMENTS = 64
 """Most elements a work-item stages for one copy (they are meant to stay in registers)."""
@@ -58,10 +58,7 @@ def stage_for(kernel: KernelOp, copy: CopyOp) -> SSAValue:
     """A private array of the elements one worker moves: one per turn (a vector with lanes)."""
     elem = copy.source.type.element_type  # type: ignore[attr-defined]
     lanes = copy.lanes()
-    if lanes > 1:
-        elem = VectorType(elem, [lanes])
-    alloca = memref.AllocaOp.get(elem, shape=[copy.turns()], memory_space=PRV)
-    return Emitter.at_start(kernel.body.block).emit(alloca)
+    return alloc(kernel, VectorType(elem, [lanes]) if lanes > 1 else elem, [copy.turns()], PRV)
 
 
 def index_chain(values: Sequence[SSAValue], block: Block) -> list[Operation] | None:

@@ -20,6 +20,7 @@ axis innermost moves 4 elements at a time (`lanes = 4`).
 Boundary modes are applied when copying from global memory.
 """
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -75,10 +76,14 @@ def box_origin(e: Emitter, box: Box, loops: list[TileForOp], tile: list[int]) ->
     return origin
 
 
-def alloc(kernel: KernelOp, elem, box: Box, perm, space) -> SSAValue:
-    shape = [box.extents[p] for p in perm]
+def alloc(kernel: KernelOp, elem, shape: Sequence[int], space) -> SSAValue:
+    """An array allocated at the start of `kernel`."""
     e = Emitter.at_start(kernel.body.block)
     return e.emit(memref.AllocaOp.get(elem, shape=shape, memory_space=space))
+
+
+def box_shape(box: Box, perm: Sequence[int]) -> list[int]:
+    return [box.extents[p] for p in perm]  # type: ignore[index]
 
 
 def shifted_map(amap: AffineMap, cache: Cache) -> AffineMapAttr:
@@ -105,7 +110,7 @@ def promote(kernel: KernelOp) -> None:
             box = plan.box(b, "lt")
             perm = cfg.buf_layout[0][b]
             cache = Cache(
-                alloc(kernel, op.input_element_types[b], box, perm, LCL),  # type: ignore[arg-type]
+                alloc(kernel, op.input_element_types[b], box_shape(box, perm), LCL),  # type: ignore[arg-type]
                 box_origin(e, box, local, list(cfg.lt_size)),  # type: ignore[arg-type]
                 perm,
                 box.extents,  # type: ignore[union-attr]
@@ -128,7 +133,7 @@ def promote(kernel: KernelOp) -> None:
         perm = cfg.buf_layout[1][b]
         origin = box_origin(e, box, private, list(cfg.pt_size))  # type: ignore[arg-type]
         cache = Cache(
-            alloc(kernel, op.input_element_types[b], box, perm, PRV),  # type: ignore[arg-type]
+            alloc(kernel, op.input_element_types[b], box_shape(box, perm), PRV),  # type: ignore[arg-type]
             origin,
             perm,
             box.extents,  # type: ignore[union-attr]
