@@ -9,7 +9,9 @@ ops step by step (DESIGN.md section 5):
   `accumulate` (an abstract combine of a point's result into the outputs);
 - `mdh-assign-asm`: `kernel` / `launch`, `group_id` / `local_id`;
 - `mdh-promote-memory`: `copy` into buffers of memory space "lcl" or "prv", `barrier`;
-- `mdh-place-combine`: `fill`, and accumulation spelled out with memref/arith/scf.
+- `mdh-place-combine`: `fill`, and accumulation spelled out with memref/arith/scf;
+- `lowlevel-prefetch`: the `staged` halves of a `copy`, `slot` (one of a local tile's two
+  buffers).
 
 `lowlevel-expand` rewrites `tile_for`, `view_load`, `copy` and `fill` into scf/arith/
 memref, leaving only what the OpenCL printer maps one-to-one.
@@ -400,6 +402,40 @@ class ViewOp(IRDLOperation):
             raise VerifyException("a view keeps the memory space and the size in bytes")
 
 
+@irdl_op_definition
+class SlotOp(IRDLOperation):
+    """Slot `index` of `source` along its leading axis: `memref<n x S>` seen as `memref<S>`.
+
+    `lowlevel-prefetch` allocates a double-buffered local tile as two slots and gives
+    each step of the tile loop the slot of its parity.
+    """
+
+    name = "lowlevel.slot"
+    source = operand_def(MemRefType)
+    index = operand_def(IndexType)
+    result = result_def(MemRefType)
+    traits = traits_def(Pure())
+    assembly_format = "$source `[` $index `]` attr-dict `:` type($source) `to` type($result)"
+
+    def __init__(self, source: SSAValue, index: SSAValue):
+        t = source.type
+        assert isinstance(t, MemRefType)
+        slot = MemRefType(t.element_type, t.get_shape()[1:], memory_space=t.memory_space)
+        super().__init__(operands=[source, index], result_types=[slot])
+
+    def verify_(self) -> None:
+        src, dst = self.source.type, self.result.type
+        assert isinstance(src, MemRefType) and isinstance(dst, MemRefType)
+        if (
+            src.get_shape()[1:] != dst.get_shape()
+            or src.element_type != dst.element_type
+            or memory_space(src) != memory_space(dst)
+        ):
+            raise VerifyException(
+                "a slot drops the leading axis and keeps element type and memory space"
+            )
+
+
 def _bytes(t: MemRefType) -> int:
     elem = t.element_type
     lanes = elem.get_shape()[0] if isinstance(elem, VectorType) else 1
@@ -546,6 +582,7 @@ LowLevel = Dialect(
         AccumulateOp,
         CopyOp,
         ViewOp,
+        SlotOp,
         FillOp,
         BarrierOp,
         GroupIdOp,

@@ -38,6 +38,7 @@ from mdh_ir.dialects.lowlevel import (
     KernelOp,
     LaunchOp,
     LocalIdOp,
+    SlotOp,
     ViewOp,
     memory_space,
 )
@@ -350,6 +351,13 @@ class OpenCLPrinter:
         space = qualifier(op.result.type)
         self.line(f"{space}{elem}* {self.name(op.result)} = ({space}{elem}*){self.name(op.source)};")
 
+    def print_slot(self, op: SlotOp) -> None:
+        t = op.result.type
+        elem, space = c_type(t.element_type), qualifier(t)  # type: ignore[attr-defined]
+        size = math.prod(t.get_shape())  # type: ignore[attr-defined]
+        source, index = self.name(op.source), self.name(op.index)
+        self.line(f"{space}{elem}* {self.name(op.result)} = {source} + {index} * {size};")
+
     def print_alloca(self, op: memref.AllocaOp) -> None:
         t = op.memref.type
         size = math.prod(t.get_shape())  # type: ignore[attr-defined]
@@ -420,6 +428,7 @@ class OpenCLPrinter:
         memref.StoreOp: print_store,
         memref.AllocaOp: print_alloca,
         ViewOp: print_view,
+        SlotOp: print_slot,
         vector.LoadOp: print_vector_load,
         vector.StoreOp: print_vector_store,
         vector.BroadcastOp: print_broadcast,

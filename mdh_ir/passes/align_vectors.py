@@ -13,7 +13,8 @@ the op gets `alignment = N * element bytes`, which the printer emits as a `float
 pointer access. Bases: a kernel's buffer arguments are aligned (OpenCL's minimum base
 address alignment is 128 bytes, and the runtime passes whole buffers); a local or
 private array (`memref.alloca`) gets the largest alignment its marked accesses need, a
-local array at least `LOCAL_ALIGNMENT`, so that the compiler may merge neighbouring
+local array at least `LOCAL_ALIGNMENT` (a `lowlevel.slot` of an array is aligned as the
+array where the slot's size is a multiple), so that the compiler may merge neighbouring
 scalar reads (NVIDIA's turns the four scalar reads of a GEMM's A column into one
 `ld.shared.v4`). Accesses it cannot prove aligned keep `vloadN`/`vstoreN`.
 
@@ -30,7 +31,7 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
 from xdsl.ir import BlockArgument, SSAValue
 from xdsl.passes import ModulePass
 
-from mdh_ir.dialects.lowlevel import ALIGNMENT_ATTR, KernelOp, memory_space
+from mdh_ir.dialects.lowlevel import ALIGNMENT_ATTR, KernelOp, SlotOp, memory_space
 from mdh_ir.passes.emit import constant_value
 
 BUFFER_ALIGNMENT = 128
@@ -80,6 +81,12 @@ def is_buffer(mem: SSAValue) -> bool:
     return isinstance(mem, BlockArgument) and isinstance(mem.block.parent_op(), KernelOp)
 
 
+def slot_bytes(slot: SSAValue) -> int:
+    """Bytes between the starts of consecutive slots (`lowlevel.slot`)."""
+    t = slot.type
+    return prod(t.get_shape()) * t.element_type.bitwidth // 8  # type: ignore[attr-defined]
+
+
 def raise_alignment(alloca: memref.AllocaOp, size: int) -> None:
     have = alloca.alignment.value.data if alloca.alignment else 0
     alloca.alignment = IntegerAttr(max(have, size), i64)
@@ -94,6 +101,8 @@ def align(access: vector.LoadOp | vector.StoreOp) -> None:
     if offset_divisor(access.base, access.indices) % lanes:
         return
     base = access.base
+    if isinstance(base.owner, SlotOp) and slot_bytes(base) % size == 0:
+        base = base.owner.source
     if isinstance(base.owner, memref.AllocaOp):
         raise_alignment(base.owner, size)
     elif not (is_buffer(base) and size <= BUFFER_ALIGNMENT):
