@@ -16,7 +16,7 @@ Keys (D = number of dimensions, B = input buffers, K = output buffers):
 | loop_order | [lt layer: D, pt layer: D] | permutations of the dimensions (outermost first) |
 | combine_layer | 1 | "end", "lt" or "pt": when a work-item's partial results are flushed |
 | vector_width, unroll | 1 | positive integers |
-| prefetch | 1 | 0 or 1: load the next local tile's inputs into registers during this one |
+| prefetch | 1 | 0, 1 (load the next local tile's inputs into registers during this one) or 2 (also two local buffers, one barrier a tile) |
 """
 
 from __future__ import annotations
@@ -177,5 +177,5 @@ class _Shape:
             raise ConfigError(f"{key} must be a positive integer, got {value!r}")
 
     def check_prefetch(self, key: str, value: Any) -> None:
-        if not isinstance(value, int) or value not in (0, 1):
-            raise ConfigError(f"{key} must be 0 or 1, got {value!r}")
+        if not isinstance(value, int) or value not in (0, 1, 2):
+            raise ConfigError(f"{key} must be 0, 1 or 2, got {value!r}")

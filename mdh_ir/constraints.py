@@ -67,7 +67,8 @@ def ocl_sizes(cfg: Config) -> tuple[list[int], list[int]]:
 
 def local_bytes(plan: TilePlan) -> int:
     op, cfg = plan.op, plan.cfg
-    total = sum(
+    slots = 2 if cfg.prefetch == 2 else 1
+    total = slots * sum(
         plan.box(b, "lt").size * element_bytes(op.input_element_types[b])  # type: ignore
         for b in plan.cached("lt")
     )

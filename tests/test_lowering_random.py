@@ -17,11 +17,12 @@ import pytest
 
 from xdsl.context import Context
 from xdsl.dialects import vector
+from xdsl.dialects.builtin import ModuleOp
 
 from mdh_ir.affine import dim_of
 from mdh_ir.catalog import CATALOG
 from mdh_ir.device import DeviceInfo
-from mdh_ir.dialects.lowlevel import CopyOp
+from mdh_ir.dialects.lowlevel import CopyOp, SlotOp
 from mdh_ir.passes.lower_to_opencl import pipeline
 from mdh_ir.passes.prefetch import LowLevelPrefetch
 from mdh_ir.constraints import violations
@@ -176,20 +177,28 @@ def test_vector_flush(name: str) -> None:
 PREFETCH_COMPUTATIONS = ["bmatmul", "gaussian", "jacobi3d", "matmul", "mcc", "tensor_contraction"]
 
 
-def staged_copies(module, config) -> int:
-    """Copies `lowlevel-prefetch` splits into halves under `config`."""
+def prefetched(module, config) -> ModuleOp:
+    """`module` lowered under `config` up to and including `lowlevel-prefetch`."""
     lowered = module.clone()
     find_compute(lowered).config = config.to_attr()
-    for p in pipeline(TEST_DEVICE):
+    for p in pipeline(DeviceInfo.from_cl(select_device(TEST_DEVICE)).kind):
         p.apply(Context(), lowered)
         if isinstance(p, LowLevelPrefetch):
-            return sum(isinstance(o, CopyOp) and o.stage is not None for o in lowered.walk())
+            return lowered
     raise AssertionError("lowlevel-prefetch is not in the pipeline")
 
 
-def draw_prefetch(name: str, seed: int):
-    """Awkward sizes and a configuration with `prefetch = 1` whose innermost local-tile
-    loop has several steps and copies to stage."""
+def pipelined(module, config) -> bool:
+    """Whether `lowlevel-prefetch` does what `config.prefetch` asks: staged copies, and
+    with 2 local buffers in two slots."""
+    ops = list(prefetched(module, config).walk())
+    staged = any(isinstance(o, CopyOp) and o.stage is not None for o in ops)
+    return staged and (config.prefetch < 2 or any(isinstance(o, SlotOp) for o in ops))
+
+
+def draw_prefetch(name: str, seed: int, slots: int):
+    """Awkward sizes and a configuration with `prefetch = slots` whose innermost
+    local-tile loop has several steps and copies to stage (and, with 2 slots, barriers)."""
     rng = np.random.default_rng(seed)
     info = DeviceInfo.from_cl(select_device(TEST_DEVICE))
     for _ in range(50):
@@ -198,10 +207,10 @@ def draw_prefetch(name: str, seed: int):
         op = find_compute(module)
         for _ in range(20):
             try:
-                cfg = sample_config(op, info, RandomTrial(rng)).with_(prefetch=1)
+                cfg = sample_config(op, info, RandomTrial(rng)).with_(prefetch=slots)
             except Infeasible:
                 continue
-            if not violations(op, cfg, info) and staged_copies(module, cfg):
+            if not violations(op, cfg, info) and pipelined(module, cfg):
                 return sizes, module, cfg
     return None
 
@@ -209,8 +218,10 @@ def draw_prefetch(name: str, seed: int):
 @pytest.mark.parametrize("name", PREFETCH_COMPUTATIONS)
 def test_prefetch(name: str) -> None:
     """Local tiles loaded one step ahead through private stages (partial last tiles,
-    boundary modes, vector and single-element copies) give the reference result."""
+    boundary modes, vector and single-element copies), in one local buffer or two used
+    in turn (every other draw), give the reference result."""
     for seed in range(LANE_DRAWS):
-        drawn = draw_prefetch(name, seed)
-        assert drawn is not None, f"no configuration of {name} stages its copies"
+        slots = 1 + seed % 2
+        drawn = draw_prefetch(name, seed, slots)
+        assert drawn is not None, f"no configuration of {name} with prefetch = {slots}"
         check_draw(name, seed, *drawn)

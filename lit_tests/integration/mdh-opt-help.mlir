@@ -11,7 +11,7 @@
 // CHECK-NEXT:   mdh-promote-memory      cache input tiles in local and private memory
 // CHECK-NEXT:   mdh-place-combine       spell out the re-composition
 // CHECK-NEXT:   mdh-vectorize           apply `vector_width` and `unroll`
-// CHECK-NEXT:   lowlevel-prefetch       apply `prefetch = 1`, loading the next local tile's inputs into
+// CHECK-NEXT:   lowlevel-prefetch       apply `prefetch`, loading the next local tile during this one.
 // CHECK-NEXT:   lowlevel-expand         rewrite the structured `lowlevel` ops into scf/arith/memref.
 // CHECK-NEXT:   lowlevel-align-vectors  mark the vector loads and stores aligned to their size.
 // CHECK-NEXT:   lower-to-opencl         the whole pipeline from `mdh.compute` to printable low-level IR.

@@ -1,5 +1,6 @@
 // RUN: mdh-opt %s -p 'mdh-tile,mdh-assign-asm,mdh-promote-memory' | mdh-opt -p lowlevel-prefetch | filecheck %s
 // RUN: mdh-opt %s -p 'mdh-tile,mdh-assign-asm,mdh-promote-memory,lowlevel-prefetch' | mdh-opt -p lowlevel-expand | filecheck %s --check-prefix=EXPAND
+// RUN: mdh-opt %s -p 'lower-to-opencl{device=gpu}' -t opencl | filecheck %s --check-prefix=CL
 
 // lowlevel-prefetch applies `prefetch = 1`: each cooperative copy into local memory at
 // the top of the innermost local-tile loop is split into a load half (global memory to
@@ -51,6 +52,45 @@
 // EXPAND:               %[[Y:.*]] = memref.load %[[LANES2]][%{{.*}}, %{{.*}}] : memref<1x4xf32, "prv">
 // EXPAND-NEXT:          memref.store %[[Y]], %{{.*}} : memref<16x4xf32, "lcl">
 
+// With prefetch = 2 each local buffer has two slots (a leading axis of 2); step s of the
+// loop stores into and reads from slot s % 2 (ops before the loop see slot 0), so the
+// barrier that ended each step moves after the loop (after the 6 el/pt loops in the
+// step and the step's own brace): one barrier a step.
+// CHECK-LABEL: lowlevel.kernel @double_0(
+// CHECK:         %[[A2:.*]] = memref.alloca() : memref<2x4x16xf32, "lcl">
+// CHECK:         %[[B2:.*]] = memref.alloca() : memref<2x16x4xf32, "lcl">
+// CHECK:         %[[B0:.*]] = lowlevel.slot %[[B2]][%{{.*}}] : memref<2x16x4xf32, "lcl"> to memref<16x4xf32, "lcl">
+// CHECK:         lowlevel.copy %0[{{.*}}] -> %[[B0]] staged "load"
+// CHECK:         lowlevel.tile_for "lt" dim 2(%{{.*}}, %{{.*}}) tile 4 parts 1 part %{{.*}} max 8 {
+// CHECK-NEXT:    ^bb0(%[[STEP:.*]]: index, %{{.*}}: index, %{{.*}}: index):
+// CHECK-NEXT:      %[[TWO:.*]] = arith.constant 2 : index
+// CHECK-NEXT:      %[[PARITY:.*]] = arith.remui %[[STEP]], %[[TWO]] : index
+// CHECK-NEXT:      %[[BS:.*]] = lowlevel.slot %[[B2]][%[[PARITY]]] : memref<2x16x4xf32, "lcl"> to memref<16x4xf32, "lcl">
+// CHECK-NEXT:      %[[AS:.*]] = lowlevel.slot %[[A2]][%[[PARITY]]] : memref<2x4x16xf32, "lcl"> to memref<4x16xf32, "lcl">
+// CHECK:           lowlevel.copy %0[{{.*}}] -> %[[BS]] staged "store"
+// CHECK-NEXT:      lowlevel.copy %1[{{.*}}] -> %[[AS]] staged "store"
+// CHECK-NEXT:      lowlevel.barrier
+// CHECK-NOT:       lowlevel.barrier
+// CHECK:           lowlevel.view_load %[[BS]]
+// CHECK-NEXT:      lowlevel.view_load %[[AS]]
+// CHECK-NEXT:      func.call
+// CHECK-NEXT:      lowlevel.accumulate
+// CHECK-COUNT-6:   }
+// CHECK-NEXT:    }
+// CHECK-NEXT:    lowlevel.barrier
+
+// In OpenCL a slot is a pointer into the array of both, and the vector stores into it
+// stay aligned (each slot's 64 floats are a multiple of 16 bytes).
+// CL-LABEL:   void double_0(
+// CL-DAG:       __local float [[A2:v[0-9]+]][128] __attribute__((aligned(16)));
+// CL-DAG:       __local float [[B2:v[0-9]+]][128] __attribute__((aligned(16)));
+// CL:           for (int [[STEP:v[0-9]+]] = 0; [[STEP]] < 8; [[STEP]] += 1) {
+// CL:             const int [[P:v[0-9]+]] = (int)((uint)[[STEP]] % (uint)2);
+// CL-NEXT:        __local float* [[BS:v[0-9]+]] = [[B2]] + [[P]] * 64;
+// CL-NEXT:        __local float* [[AS:v[0-9]+]] = [[A2]] + [[P]] * 64;
+// CL:               *(__local float4*)([[BS]] + {{.*}}) =
+// CL:               *(__local float4*)([[AS]] + {{.*}}) =
+
 // A local-tile loop of one step (lt_size 30 along k) has nothing to overlap; with
 // prefetch = 0 the copies stay as they are.
 // CHECK-LABEL: lowlevel.kernel @one_step_0(
@@ -76,6 +116,19 @@ func.func @pipelined(%A: memref<32x30xf32>, %B: memref<30x32xf32>) -> memref<32x
      config = #mdh.config<num_wg = [2, 2, 1], num_wi = [4, 4, 1], lt_size = [16, 16, 4], pt_size = [4, 4, 1],
        inp_mem = [["lcl", "lcl"], ["glb", "glb"]], res_mem = ["prv"], ocl_dim = [[1, 0, 2], [1, 0, 2]],
        buf_layout = [[[0, 1], [0, 1]], [[0, 1], [0, 1]]], loop_order = [[0, 1, 2], [2, 0, 1]], prefetch = 1>}
+    (%A, %B) : (memref<32x30xf32>, memref<30x32xf32>) -> memref<32x32xf32>
+  func.return %C : memref<32x32xf32>
+}
+
+func.func @double(%A: memref<32x30xf32>, %B: memref<30x32xf32>) -> memref<32x32xf32> {
+  %C = mdh.compute "double"
+    {inp_view = [[affine_map<(i, j, k) -> (i, k)>], [affine_map<(i, j, k) -> (k, j)>]],
+     md_hom = {scalar_func = @mul, combine_ops = ["cc", "cc", ["pw", @add]]},
+     out_view = [[affine_map<(i, j, k) -> (i, j)>]]}
+    {inp_types = [f32, f32], mda_size = [32, 32, 30], out_types = [f32],
+     config = #mdh.config<num_wg = [2, 2, 1], num_wi = [4, 4, 1], lt_size = [16, 16, 4], pt_size = [4, 4, 1],
+       inp_mem = [["lcl", "lcl"], ["glb", "glb"]], res_mem = ["prv"], ocl_dim = [[1, 0, 2], [1, 0, 2]],
+       buf_layout = [[[0, 1], [0, 1]], [[0, 1], [0, 1]]], loop_order = [[0, 1, 2], [2, 0, 1]], prefetch = 2>}
     (%A, %B) : (memref<32x30xf32>, memref<30x32xf32>) -> memref<32x32xf32>
   func.return %C : memref<32x32xf32>
 }
