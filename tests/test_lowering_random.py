@@ -177,21 +177,22 @@ def test_vector_flush(name: str) -> None:
 PREFETCH_COMPUTATIONS = ["bmatmul", "gaussian", "jacobi3d", "matmul", "mcc", "tensor_contraction"]
 
 
-def prefetched(module, config) -> ModuleOp:
-    """`module` lowered under `config` up to and including `lowlevel-prefetch`."""
+def prefetched(module, config, kind: str) -> ModuleOp:
+    """`module` lowered under `config` for device class `kind`, up to and including
+    `lowlevel-prefetch`."""
     lowered = module.clone()
     find_compute(lowered).config = config.to_attr()
-    for p in pipeline(DeviceInfo.from_cl(select_device(TEST_DEVICE)).kind):
+    for p in pipeline(kind):
         p.apply(Context(), lowered)
         if isinstance(p, LowLevelPrefetch):
             return lowered
     raise AssertionError("lowlevel-prefetch is not in the pipeline")
 
 
-def pipelined(module, config) -> bool:
+def pipelined(module, config, kind: str) -> bool:
     """Whether `lowlevel-prefetch` does what `config.prefetch` asks: staged copies, and
     with 2 local buffers in two slots."""
-    ops = list(prefetched(module, config).walk())
+    ops = list(prefetched(module, config, kind).walk())
     staged = any(isinstance(o, CopyOp) and o.stage is not None for o in ops)
     return staged and (config.prefetch < 2 or any(isinstance(o, SlotOp) for o in ops))
 
@@ -210,7 +211,7 @@ def draw_prefetch(name: str, seed: int, slots: int):
                 cfg = sample_config(op, info, RandomTrial(rng)).with_(prefetch=slots)
             except Infeasible:
                 continue
-            if not violations(op, cfg, info) and pipelined(module, cfg):
+            if not violations(op, cfg, info) and pipelined(module, cfg, info.kind):
                 return sizes, module, cfg
     return None
 

@@ -398,7 +398,7 @@ class ViewOp(IRDLOperation):
     def verify_(self) -> None:
         src, dst = self.source.type, self.result.type
         assert isinstance(src, MemRefType) and isinstance(dst, MemRefType)
-        if memory_space(src) != memory_space(dst) or _bytes(src) != _bytes(dst):
+        if memory_space(src) != memory_space(dst) or memref_bytes(src) != memref_bytes(dst):
             raise VerifyException("a view keeps the memory space and the size in bytes")
 
 
@@ -436,7 +436,8 @@ class SlotOp(IRDLOperation):
             )
 
 
-def _bytes(t: MemRefType) -> int:
+def memref_bytes(t: MemRefType) -> int:
+    """The size in bytes of an array of type `t`."""
     elem = t.element_type
     lanes = elem.get_shape()[0] if isinstance(elem, VectorType) else 1
     scalar = elem.element_type if isinstance(elem, VectorType) else elem

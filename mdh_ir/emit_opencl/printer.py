@@ -346,17 +346,18 @@ class OpenCLPrinter:
         (lane,) = op.static_position.get_values()
         self.define(op.result, f"{self.name(op.vector)}.s{lane:x}")
 
+    def pointer(self, v: SSAValue) -> str:
+        """The C pointer type for memref value `v`."""
+        return f"{qualifier(v.type)}{c_type(v.type.element_type)}*"  # type: ignore[attr-defined]
+
     def print_view(self, op: ViewOp) -> None:
-        elem = c_type(op.result.type.element_type)  # type: ignore[attr-defined]
-        space = qualifier(op.result.type)
-        self.line(f"{space}{elem}* {self.name(op.result)} = ({space}{elem}*){self.name(op.source)};")
+        ptr = self.pointer(op.result)
+        self.line(f"{ptr} {self.name(op.result)} = ({ptr}){self.name(op.source)};")
 
     def print_slot(self, op: SlotOp) -> None:
-        t = op.result.type
-        elem, space = c_type(t.element_type), qualifier(t)  # type: ignore[attr-defined]
-        size = math.prod(t.get_shape())  # type: ignore[attr-defined]
+        size = math.prod(op.result.type.get_shape())  # type: ignore[attr-defined]
         source, index = self.name(op.source), self.name(op.index)
-        self.line(f"{space}{elem}* {self.name(op.result)} = {source} + {index} * {size};")
+        self.line(f"{self.pointer(op.result)} {self.name(op.result)} = {source} + {index} * {size};")
 
     def print_alloca(self, op: memref.AllocaOp) -> None:
         t = op.memref.type

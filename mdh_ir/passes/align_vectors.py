@@ -31,7 +31,7 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
 from xdsl.ir import BlockArgument, SSAValue
 from xdsl.passes import ModulePass
 
-from mdh_ir.dialects.lowlevel import ALIGNMENT_ATTR, KernelOp, SlotOp, memory_space
+from mdh_ir.dialects.lowlevel import ALIGNMENT_ATTR, KernelOp, SlotOp, memref_bytes, memory_space
 from mdh_ir.passes.emit import constant_value
 
 BUFFER_ALIGNMENT = 128
@@ -81,12 +81,6 @@ def is_buffer(mem: SSAValue) -> bool:
     return isinstance(mem, BlockArgument) and isinstance(mem.block.parent_op(), KernelOp)
 
 
-def slot_bytes(slot: SSAValue) -> int:
-    """Bytes between the starts of consecutive slots (`lowlevel.slot`)."""
-    t = slot.type
-    return prod(t.get_shape()) * t.element_type.bitwidth // 8  # type: ignore[attr-defined]
-
-
 def raise_alignment(alloca: memref.AllocaOp, size: int) -> None:
     have = alloca.alignment.value.data if alloca.alignment else 0
     alloca.alignment = IntegerAttr(max(have, size), i64)
@@ -101,7 +95,7 @@ def align(access: vector.LoadOp | vector.StoreOp) -> None:
     if offset_divisor(access.base, access.indices) % lanes:
         return
     base = access.base
-    if isinstance(base.owner, SlotOp) and slot_bytes(base) % size == 0:
+    if isinstance(base.owner, SlotOp) and memref_bytes(base.type) % size == 0:  # type: ignore[arg-type]
         base = base.owner.source
     if isinstance(base.owner, memref.AllocaOp):
         raise_alignment(base.owner, size)

@@ -175,11 +175,14 @@ def double_buffer(kernel: KernelOp, loop: TileForOp) -> None:
     for buffer in buffers:
         t = buffer.type
         double = alloc(kernel, t.element_type, [2, *t.get_shape()], LCL)  # type: ignore[attr-defined]
-        after = Emitter(InsertPoint.after(double.owner))  # type: ignore[arg-type]
-        first = after.emit(SlotOp(double, after.const(0)))
         slot = e.emit(SlotOp(double, parity))
-        for use in list(buffer.uses):
-            use.operation.operands[use.index] = slot if loop.is_ancestor(use.operation) else first
+        outside = [use for use in buffer.uses if not loop.is_ancestor(use.operation)]
+        if outside:
+            after = Emitter(InsertPoint.after(double.owner))  # type: ignore[arg-type]
+            first = after.emit(SlotOp(double, after.const(0)))
+            for use in outside:
+                use.operation.operands[use.index] = first
+        buffer.replace_all_uses_with(slot)
         Rewriter.erase_op(buffer.owner)  # type: ignore[arg-type]
     barrier = barriers[-1]
     barrier.detach()
