@@ -25,6 +25,10 @@ private memory gets `unroll = 0` (fully unrolled, `#pragma unroll`), innermost l
 first, as long as the copies of the innermost bodies this makes stay within
 `UNROLLED_PRODUCT` (a rolled loop inside counts as its body's copies: tensor contraction
 on PoCL, 16 turns unrolled around a rolled loop over 96 copies took 66 ms, rolled 40).
+A loop that holds a barrier stays rolled: its body is a whole tile's work, and NVIDIA's
+OpenCL compiler (driver 580) miscomputed such loops unrolled (a jacobi3d configuration
+with a prefetched local tile inside two unrolled tile loops: the first tile's outputs
+wrong; right with that loop's `#pragma unroll` removed).
 
 Boundary modes for index j of an axis of extent n: clamp min(max(j, 0), n-1); wrap
 ((j mod n) + n) mod n; mirror reflects with period 2(n-1); zero reads the clamped index
@@ -51,6 +55,7 @@ from xdsl.passes import ModulePass
 
 from mdh_ir.dialects.lowlevel import (
     PRV,
+    BarrierOp,
     CopyOp,
     FillOp,
     KernelOp,
@@ -129,7 +134,10 @@ def mark_unrolled(op: Operation) -> int:
     if not isinstance(op, scf.ForOp):
         return inner
     trips = static_trips(op)
-    if trips is None or trips > FULL_UNROLL or inner * trips > UNROLLED_PRODUCT or not touches_private(op):
+    if (
+        trips is None or trips > FULL_UNROLL or inner * trips > UNROLLED_PRODUCT
+        or not touches_private(op) or any(isinstance(o, BarrierOp) for o in op.walk())
+    ):  # fmt: skip
         return inner
     op.attributes[UNROLL_ATTR] = IntegerAttr(0, 64)
     return inner * trips
