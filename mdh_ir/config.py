@@ -17,6 +17,7 @@ Keys (D = number of dimensions, B = input buffers, K = output buffers):
 | combine_layer | 1 | "end", "lt" or "pt": when a work-item's partial results are flushed |
 | vector_width, unroll | 1 | positive integers |
 | prefetch | 1 | 0, 1 (load the next local tile's inputs into registers during this one) or 2 (also two local buffers, one barrier a tile) |
+| lcl_pad | 1 | elements added to each row (innermost axis) of a local buffer of two or more axes, against bank conflicts: 0 to 8 |
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ LT_MEM = ("glb", "lcl")
 PT_MEM = ("glb", "prv")
 RES_MEM = ("prv", "lcl", "glb")
 COMBINE_LAYERS = ("end", "lt", "pt")
+MAX_LCL_PAD = 8
 
 
 class ConfigError(Exception):
@@ -51,6 +53,7 @@ class Config:
     vector_width: int = 1
     unroll: int = 1
     prefetch: int = 0
+    lcl_pad: int = 0
 
     @staticmethod
     def keys() -> list[str]:
@@ -84,7 +87,7 @@ class Config:
         return replace(self, **changes)
 
 
-_OPTIONAL = ("combine_layer", "vector_width", "unroll", "prefetch")
+_OPTIONAL = ("combine_layer", "vector_width", "unroll", "prefetch", "lcl_pad")
 
 
 def _to_lists(value: Any) -> Any:
@@ -179,3 +182,7 @@ class _Shape:
     def check_prefetch(self, key: str, value: Any) -> None:
         if not isinstance(value, int) or value not in (0, 1, 2):
             raise ConfigError(f"{key} must be 0, 1 or 2, got {value!r}")
+
+    def check_lcl_pad(self, key: str, value: Any) -> None:
+        if not isinstance(value, int) or not 0 <= value <= MAX_LCL_PAD:
+            raise ConfigError(f"{key} must be an integer from 0 to {MAX_LCL_PAD}, got {value!r}")

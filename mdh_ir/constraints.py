@@ -69,7 +69,7 @@ def local_bytes(plan: TilePlan) -> int:
     op, cfg = plan.op, plan.cfg
     slots = 2 if cfg.prefetch == 2 else 1
     total = slots * sum(
-        plan.box(b, "lt").size * element_bytes(op.input_element_types[b])  # type: ignore
+        prod(plan.local_shape(b)) * element_bytes(op.input_element_types[b])
         for b in plan.cached("lt")
     )
     if plan.accumulates:

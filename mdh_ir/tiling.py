@@ -161,6 +161,15 @@ class TilePlan:
             extents.append(first[axis].extent(tile) + max(consts) - min(consts))  # type: ignore
         return Box(tuple(extents), tuple(tuple(f) for f in forms))  # type: ignore[arg-type]
 
+    def local_shape(self, b: int) -> list[int]:
+        """The shape of input b's local buffer: its local box in `buf_layout` axis order,
+        rows (the innermost axis) `lcl_pad` elements longer where it has several axes."""
+        box = self.box(b, "lt")
+        shape = [box.extents[p] for p in self.cfg.buf_layout[0][b]]  # type: ignore[union-attr]
+        if len(shape) > 1:
+            shape[-1] += self.cfg.lcl_pad
+        return shape
+
     def cached(self, layer: str) -> list[int]:
         """Input buffers cached at `layer` ("lt": in local, "pt": in private memory)."""
         mem = self.cfg.inp_mem[0 if layer == "lt" else 1]

@@ -121,6 +121,27 @@ func.func @matmul(%A: memref<10x16xf32>, %B: memref<16x20xf32>) -> memref<10x20x
     (%A, %B) : (memref<10x16xf32>, memref<16x20xf32>) -> memref<10x20xf32>
   func.return %C : memref<10x20xf32>
 }
+// With lcl_pad = 1 the local buffers' rows are one element longer than their boxes (A's
+// 4 + 1, B's 8 + 1); the copies' extents stay the boxes'.
+// CHECK-LABEL: lowlevel.kernel @padded_0(
+// CHECK:         [[BL:%[0-9]+]] = memref.alloca() : memref<8x9xf32, "lcl">
+// CHECK-NEXT:    [[AL:%[0-9]+]] = memref.alloca() : memref<8x5xf32, "lcl">
+// CHECK:         lowlevel.copy %{{[0-9]+}}{{\[}}%{{[0-9]+}}, %{{[0-9]+}}] -> [[AL]] extents [4, 8] perms [0, 1] -> [1, 0] {{.*}} -> memref<8x5xf32, "lcl">
+// CHECK-NEXT:    lowlevel.copy %{{[0-9]+}}{{\[}}%{{[0-9]+}}, %{{[0-9]+}}] -> [[BL]] extents [8, 8] perms [0, 1] -> [0, 1] {{.*}} -> memref<8x9xf32, "lcl">
+// CHECK:         lowlevel.copy [[AL]]{{\[}}%{{[0-9]+}}, %{{[0-9]+}}] -> %{{[0-9]+}} extents [2, 4] {{.*}} : memref<8x5xf32, "lcl"> -> memref<4x2xf32, "prv">
+// CHECK-LABEL: func.func @padded(
+func.func @padded(%A: memref<10x16xf32>, %B: memref<16x20xf32>) -> memref<10x20xf32> {
+  %C = mdh.compute "padded"
+    {inp_view = [[affine_map<(i, j, k) -> (i, k)>], [affine_map<(i, j, k) -> (k, j)>]],
+     md_hom = {scalar_func = @mul, combine_ops = ["cc", "cc", ["pw", @add]]},
+     out_view = [[affine_map<(i, j, k) -> (i, j)>]]}
+    {inp_types = [f32, f32], mda_size = [10, 20, 16], out_types = [f32],
+     config = #mdh.config<num_wg = [3, 2, 1], num_wi = [2, 4, 1], lt_size = [4, 8, 8], pt_size = [2, 2, 4],
+                          inp_mem = [["lcl", "lcl"], ["prv", "glb"]],
+                          buf_layout = [[[1, 0], [0, 1]], [[1, 0], [0, 1]]], ocl_dim = [[1, 0, 2], [1, 0, 2]], lcl_pad = 1>}
+    (%A, %B) : (memref<10x16xf32>, memref<16x20xf32>) -> memref<10x20xf32>
+  func.return %C : memref<10x20xf32>
+}
 // jacobi1d: the local box of a 16-element tile is 18 elements from tile start - 1, copied
 // from global memory with the boundary mode "clamp"; the private box (4 elements) is
 // copied from it; the three view_loads read the private copy.

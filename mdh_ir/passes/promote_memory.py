@@ -13,7 +13,10 @@ when a work-group has one work-item):
     }
 
 With `inp_mem[1][b] == "prv"`, every private tile copies its box into a private buffer
-(from the local copy if there is one). Boxes are stored in `buf_layout` axis order.
+(from the local copy if there is one). Boxes are stored in `buf_layout` axis order; a
+local buffer of two or more axes has `lcl_pad` more elements in each row (innermost
+axis) than its box, so that work-items writing a column hit different banks (the copy's
+extents stay the box's).
 Reads (`view_load`) are redirected to the innermost copy, at `map(point) - origin`.
 A local copy whose innermost box extent is a multiple of 4 and whose layout keeps that
 axis innermost moves 4 elements at a time (`lanes = 4`).
@@ -110,7 +113,7 @@ def promote(kernel: KernelOp) -> None:
             box = plan.box(b, "lt")
             perm = cfg.buf_layout[0][b]
             cache = Cache(
-                alloc(kernel, op.input_element_types[b], box_shape(box, perm), LCL),  # type: ignore[arg-type]
+                alloc(kernel, op.input_element_types[b], plan.local_shape(b), LCL),
                 box_origin(e, box, local, list(cfg.lt_size)),  # type: ignore[arg-type]
                 perm,
                 box.extents,  # type: ignore[union-attr]

@@ -10,7 +10,8 @@ at the end; a draw that breaks them raises `Infeasible` and is never built. Choi
 that cannot change the program are not drawn: the layout of a buffer that is not
 cached, the OpenCL dimension of a dimension with one work-group or one work-item (2),
 the combine layer of a computation without reductions, the order of the local-tile
-loops when at most one of them takes more than one step (identity).
+loops when at most one of them takes more than one step (identity), `prefetch` without
+local buffers, `lcl_pad` without a local buffer of two or more axes.
 
 Every parameter is drawn as `trial.suggest_float(name, 0, 1)` and mapped onto its
 ordered list of choices (`choose`): each name keeps one fixed distribution even though
@@ -34,6 +35,10 @@ from mdh_ir.constraints import violations
 from mdh_ir.device import DeviceInfo
 from mdh_ir.dialects.mdh import ComputeOp
 from mdh_ir.tiling import TilePlan, ceildiv
+
+LCL_PADS = [0, 1, 4, 8]
+"""`lcl_pad` choices: one element shifts each row to the next bank; 4 and 8 keep rows
+16- and 32-byte aligned for vector accesses."""
 
 
 class Trial(Protocol):
@@ -111,6 +116,7 @@ def config_params(op: ComputeOp, device: DeviceInfo, cfg: Config) -> dict[str, f
     """The draws under which `sample_config` gives `cfg`, or None if it cannot."""
     targets: dict[str, Any] = dict(res_mem=cfg.res_mem[0], combine_layer=cfg.combine_layer)
     targets.update(vector_width=cfg.vector_width, unroll=cfg.unroll, prefetch=cfg.prefetch)
+    targets.update(lcl_pad=cfg.lcl_pad)
     for d in range(op.rank):
         targets.update({f"lt{d}": cfg.lt_size[d], f"pt{d}": cfg.pt_size[d]})
         targets.update({f"wi{d}": cfg.num_wi[d], f"wg{d}": cfg.num_wg[d]})
@@ -200,6 +206,9 @@ def sample_config(op: ComputeOp, device: DeviceInfo, trial: Trial, around: Confi
         vector_width=choose(trial, "vector_width", widths),
         unroll=choose(trial, "unroll", [1, 2, 4, 8]),
         prefetch=choose(trial, "prefetch", [0, 1, 2]) if "lcl" in lcl else 0,
+        lcl_pad=choose(trial, "lcl_pad", LCL_PADS) if any(
+            m == "lcl" and r > 1 for m, r in zip(lcl, ranks)
+        ) else 0,
     )
     found = violations(op, cfg, device)
     if found:
