@@ -161,6 +161,19 @@ class TilePlan:
             extents.append(first[axis].extent(tile) + max(consts) - min(consts))  # type: ignore
         return Box(tuple(extents), tuple(tuple(f) for f in forms))  # type: ignore[arg-type]
 
+    def inside(self, b: int) -> bool:
+        """Whether every local tile's box of input b lies inside the buffer: the tiles
+        start at multiples of lt_size, and the box of the last one is a full tile's."""
+        tile = self.tile_extents("lt")
+        upper = [ceildiv(n, t) * t - 1 for n, t in zip(self.sizes, tile)]
+        shape = self.op.inputs[b].type.get_shape()  # type: ignore[attr-defined]
+        return all(
+            0 <= lo and hi < n
+            for access in (linear_results(m) for m in self.op.input_maps[b])
+            for form, n in zip(access, shape)  # type: ignore[arg-type]
+            for lo, hi in [form.range_over([0] * self.rank, upper)]
+        )
+
     def local_shape(self, b: int) -> list[int]:
         """The shape of input b's local buffer: its local box in `buf_layout` axis order,
         rows (the innermost axis) `lcl_pad` elements longer where it has several axes."""

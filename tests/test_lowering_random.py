@@ -10,6 +10,7 @@ seed: `MDH_REPLAY=<name>:<seed> pytest tests/test_lowering_random.py` replays it
 
 from __future__ import annotations
 
+import itertools
 import os
 
 import numpy as np
@@ -19,7 +20,7 @@ from xdsl.context import Context
 from xdsl.dialects import vector
 from xdsl.dialects.builtin import ModuleOp
 
-from mdh_ir.affine import dim_of
+from mdh_ir.affine import dim_of, linear_results
 from mdh_ir.catalog import CATALOG
 from mdh_ir.device import DeviceInfo
 from mdh_ir.dialects.lowlevel import CopyOp, SlotOp
@@ -28,6 +29,7 @@ from mdh_ir.passes.prefetch import LowLevelPrefetch
 from mdh_ir.constraints import violations
 from mdh_ir.runtime import lower, select_device
 from mdh_ir.semantics.reference import find_compute
+from mdh_ir.tiling import TilePlan
 from mdh_ir.tuning.space import Infeasible, RandomTrial, sample_config
 from tests.lowering_check import TEST_DEVICE, run_and_check
 
@@ -226,3 +228,74 @@ def test_prefetch(name: str) -> None:
         drawn = draw_prefetch(name, seed, slots)
         assert drawn is not None, f"no configuration of {name} with prefetch = {slots}"
         check_draw(name, seed, *drawn)
+
+
+def even_sizes(name: str, rng: np.random.Generator) -> dict:
+    """Catalog small sizes rounded down to powers of two (tiles drawn from divisors fit
+    exactly), with a random boundary mode for stencils."""
+    sizes = awkward_sizes(name, rng)
+    return {
+        k: 1 << (v.bit_length() - 1) if isinstance(v, int) and k != "stride" else v
+        for k, v in sizes.items()
+    }
+
+
+def corners_inside(op, cfg, b: int) -> bool:
+    """Whether every access of input b from every corner of the region the full local
+    tiles span lies inside the buffer (index maps are linear: extremes are at corners)."""
+    shape = op.inputs[b].type.get_shape()
+    span = [-(-n // t) * t - 1 for n, t in zip(op.sizes, cfg.lt_size)]
+    corners = itertools.product(*[(0, s) for s in span])
+    return all(
+        0 <= f.eval(list(x)) < n
+        for x in corners
+        for m in op.input_maps[b]
+        for f, n in zip(linear_results(m), shape)
+    )
+
+
+def draw_inside(name: str, seed: int):
+    """Even sizes and a configuration with a local copy marked `inside`."""
+    rng = np.random.default_rng(seed)
+    info = DeviceInfo.from_cl(select_device(TEST_DEVICE))
+    for _ in range(50):
+        sizes = even_sizes(name, rng)
+        module = CATALOG[name].build(**sizes)
+        op = find_compute(module)
+        for _ in range(20):
+            try:
+                cfg = sample_config(op, info, RandomTrial(rng))
+            except Infeasible:
+                continue
+            plan = TilePlan(op, cfg)
+            if any(plan.inside(b) for b in plan.cached("lt")):
+                return sizes, module, cfg
+    return None
+
+
+@pytest.mark.parametrize("name", PREFETCH_COMPUTATIONS)
+def test_inside_rule(name: str) -> None:
+    """`TilePlan.inside` (copies without bounds checks) agrees with the accesses from the
+    corners of the full tiles, at awkward and at even sizes."""
+    found = {True: 0, False: 0}
+    for seed in range(DRAWS):
+        sizes, module, cfg = draw(name, seed) if seed % 2 else draw_inside(name, seed) or draw(name, seed)
+        op = find_compute(module)
+        plan = TilePlan(op, cfg)
+        for b in plan.cached("lt"):
+            assert plan.inside(b) == corners_inside(op, cfg, b), f"{name} seed {seed} input {b}"
+            found[plan.inside(b)] += 1
+    assert found[True] and found[False], found
+
+
+@pytest.mark.parametrize("name", PREFETCH_COMPUTATIONS)
+def test_inside_copies(name: str) -> None:
+    """Local copies whose boxes lie inside their buffer move without bounds checks and
+    give the reference result (under Oclgrind, also no invalid reads: test_oclgrind)."""
+    for seed in range(LANE_DRAWS):
+        drawn = draw_inside(name, seed)
+        assert drawn is not None, f"no configuration of {name} with an inside copy"
+        sizes, module, cfg = drawn
+        lowered = prefetched(module, cfg, DeviceInfo.from_cl(select_device(TEST_DEVICE)).kind)
+        assert any(isinstance(o, CopyOp) and o.inside() for o in lowered.walk())
+        check_draw(name, seed, sizes, module, cfg)

@@ -214,18 +214,20 @@ def test_catalog_under_oclgrind(name: str, mode: str, tmp: Path) -> None:
 
 def test_prefetch_under_oclgrind(tmp: Path) -> None:
     """The pipelined lowerings (`test_prefetch`'s draws: one local buffer, or two used in
-    turn with one barrier a step) give the reference result on Oclgrind, and its race
-    checker finds nothing. On PoCL a barrier missing at the end of a step does not show:
-    a mutant that keeps every step in slot 0 passes there and fails here (wrong results
-    and read-write races on local memory)."""
+    turn with one barrier a step) and the copies without bounds checks
+    (`test_inside_copies`) give the reference result on Oclgrind, and its race and
+    bounds checkers find nothing. On PoCL a barrier missing at the end of a step does
+    not show: a mutant that keeps every step in slot 0 passes there and fails here
+    (wrong results and read-write races on local memory); nor does a read past the
+    end of a buffer."""
     env = dict(oclgrind_env(tmp, "as-built"), MDH_TEST_DEVICE="Oclgrind")
     r = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider",
-         "tests/test_lowering_random.py", "-k", "test_prefetch"],
+         "tests/test_lowering_random.py", "-k", "test_prefetch or test_inside_copies"],
         capture_output=True, text=True, env=env, cwd=ROOT, timeout=600,
     )  # fmt: skip
     assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-4000:]
-    assert "6 passed" in r.stdout, r.stdout[-2000:]
+    assert "12 passed" in r.stdout, r.stdout[-2000:]
     for report in ("data race", "Invalid read", "Invalid write"):
         assert report not in r.stdout + r.stderr, (r.stdout + r.stderr)[-4000:]
 

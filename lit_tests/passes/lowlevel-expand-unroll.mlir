@@ -1,4 +1,5 @@
 // RUN: mdh-opt %s -p 'mdh-tile,mdh-assign-asm,mdh-promote-memory,mdh-place-combine' | mdh-opt -p lowlevel-expand,dce | filecheck %s
+// RUN: mdh-opt %s -p 'mdh-tile,mdh-assign-asm,mdh-promote-memory,mdh-place-combine' | mdh-opt -p lowlevel-expand,dce | filecheck %s --check-prefix=BARE
 
 // lowlevel-expand fully unrolls small constant loops over private arrays (`unroll = 0`,
 // printed as `#pragma unroll`), but not a loop that holds a barrier: here the loop over
@@ -16,6 +17,12 @@
 // CHECK-NEXT:      } {unroll = 0 : i64}
 // CHECK-NEXT:      lowlevel.barrier
 // CHECK-NEXT:    {{^ +}$}}
+
+// Both local copies are marked `inside` (8 x 8 matrices in tiles of 8 x 4 and 4 x 8), so
+// they move without bounds checks: no scf.if in the kernel.
+// BARE-LABEL: lowlevel.kernel @steps_0(
+// BARE-NOT:   scf.if
+// BARE:       func.func @steps(
 
 func.func @mul(%a: f32, %b: f32) -> f32 {
   %r = arith.mulf %a, %b : f32

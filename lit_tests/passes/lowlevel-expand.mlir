@@ -35,12 +35,13 @@ func.func @avg3(%l: f32, %c: f32, %r: f32) -> f32 {
   %s1 = arith.addf %s0, %r : f32
   func.return %s1 : f32
 }
-// matvec: M's 5 x 12 local box is copied by 3 work-items (60 elements, step 3), inside
+// matvec (9 x 12: the second row tile has 4 rows, so M's boxes do not all lie inside
+// it): M's 5 x 12 local box is copied by 3 work-items (60 elements, step 3), inside
 // the matrix only; the 2 x 1 private accumulator is filled by a loop; the "pt" loop of
-// dim 0 (5 rows over 3 work-items) has (5 - wi + 2) / 3 steps; the "lt" loops, one step
-// each, become no loop (the tile start is g * 5).
+// dim 0 (up to 5 rows over 3 work-items) has (rows - wi + 2) / 3 steps; the "lt" loops,
+// one step each, become no loop (the tile start is g * 5).
 // CHECK-LABEL: lowlevel.kernel @matvec_0(
-// CHECK-SAME:    [[M:%[0-9]+]]: memref<10x12xf32>, [[V:%[0-9]+]]: memref<12xf32>, [[W:%[0-9]+]]: memref<10xf32>)
+// CHECK-SAME:    [[M:%[0-9]+]]: memref<9x12xf32>, [[V:%[0-9]+]]: memref<12xf32>, [[W:%[0-9]+]]: memref<9xf32>)
 // CHECK-NEXT:    [[ACC:%[0-9]+]] = memref.alloca() : memref<2x1xf32, "prv">
 // CHECK-NEXT:    [[ML:%[0-9]+]] = memref.alloca() : memref<5x12xf32, "lcl">
 // CHECK:         [[G:%[0-9]+]] = lowlevel.group_id 0
@@ -77,7 +78,7 @@ func.func @avg3(%l: f32, %c: f32, %r: f32) -> f32 {
 // CHECK-NEXT:      %{{[0-9]+}} = arith.andi
 // CHECK-NEXT:      [[WHOLE:%[0-9]+]] = arith.andi %{{[0-9]+}}, %{{[0-9]+}} : i1
 // CHECK-NEXT:      scf.if [[WHOLE]] {
-// CHECK-NEXT:        [[VEC:%[0-9]+]] = vector.load [[M]]{{\[}}[[GR]], [[GC]]] : memref<10x12xf32>, vector<4xf32>
+// CHECK-NEXT:        [[VEC:%[0-9]+]] = vector.load [[M]]{{\[}}[[GR]], [[GC]]] : memref<9x12xf32>, vector<4xf32>
 // CHECK-NEXT:        vector.store [[VEC]], [[ML]]{{\[}}[[R]], [[C]]] : memref<5x12xf32, "lcl">, vector<4xf32>
 // CHECK-NEXT:      }
 // CHECK-NEXT:      [[TRUE:%[0-9]+]] = arith.constant true
@@ -91,7 +92,7 @@ func.func @avg3(%l: f32, %c: f32, %r: f32) -> f32 {
 // CHECK-NEXT:          %{{[0-9]+}} = arith.constant true
 // CHECK-NEXT:          [[IN:%[0-9]+]] = arith.andi
 // CHECK-NEXT:          scf.if [[IN]] {
-// CHECK-NEXT:            [[E:%[0-9]+]] = memref.load [[M]]{{\[}}[[GR]], [[GCL]]] : memref<10x12xf32>
+// CHECK-NEXT:            [[E:%[0-9]+]] = memref.load [[M]]{{\[}}[[GR]], [[GCL]]] : memref<9x12xf32>
 // CHECK-NEXT:            memref.store [[E]], [[ML]]{{\[}}[[R]], [[CL]]] : memref<5x12xf32, "lcl">
 // CHECK-NEXT:          }
 // CHECK-NEXT:        }
@@ -110,16 +111,16 @@ func.func @avg3(%l: f32, %c: f32, %r: f32) -> f32 {
 // CHECK:             memref.load [[ML]]
 // CHECK-NEXT:        %{{[0-9]+}} = memref.load [[V]]{{\[}}[[K]]] : memref<12xf32>
 // CHECK:         lowlevel.barrier
-func.func @matvec(%M: memref<10x12xf32>, %v: memref<12xf32>) -> memref<10xf32> {
+func.func @matvec(%M: memref<9x12xf32>, %v: memref<12xf32>) -> memref<9xf32> {
   %w = mdh.compute "matvec"
     {inp_view = [[affine_map<(i, k) -> (i, k)>], [affine_map<(i, k) -> (k)>]],
      md_hom = {scalar_func = @mul, combine_ops = ["cc", ["pw", @add]]},
      out_view = [[affine_map<(i, k) -> (i)>]]}
-    {inp_types = [f32, f32], mda_size = [10, 12], out_types = [f32],
+    {inp_types = [f32, f32], mda_size = [9, 12], out_types = [f32],
      config = #mdh.config<num_wg = [2, 1], num_wi = [3, 1], lt_size = [5, 12], pt_size = [1, 12],
                           inp_mem = [["lcl", "glb"], ["glb", "glb"]], ocl_dim = [[0, 1], [0, 1]]>}
-    (%M, %v) : (memref<10x12xf32>, memref<12xf32>) -> memref<10xf32>
-  func.return %w : memref<10xf32>
+    (%M, %v) : (memref<9x12xf32>, memref<12xf32>) -> memref<9xf32>
+  func.return %w : memref<9xf32>
 }
 // CHECK-LABEL: lowlevel.kernel @matmul_0(
 // CHECK:         memref.store %{{[0-9]+}}, %{{[0-9]+}}{{\[}}%{{[0-9]+}}, %{{[0-9]+}}] : memref<16x4xf32, "lcl">
@@ -318,12 +319,12 @@ func.func @jacobi_mirror(%x: memref<37xf32>) -> memref<37xf32> {
 // CHECK-NEXT:    lowlevel.barrier
 // CHECK-NEXT:  }
 
-// Without dead constants: matvec's "pt" loop takes (5 - wi + 2) / 3 steps.
+// Without dead constants: matvec's "pt" loop takes (n - wi + 2) / 3 steps, n the rows
+// of the tile (min(5, 9 - 5 g)).
 // DCE-LABEL: lowlevel.kernel @matvec_0(
 // DCE:         [[WI:%[0-9]+]] = lowlevel.local_id 0
 // DCE:         lowlevel.barrier
-// DCE-NEXT:    [[C5:%[0-9]+]] = arith.constant 5 : index
-// DCE-NEXT:    [[T1:%[0-9]+]] = arith.subi [[C5]], [[WI]] : index
+// DCE-NEXT:    [[T1:%[0-9]+]] = arith.subi %{{[0-9]+}}, [[WI]] : index
 // DCE-NEXT:    [[C2:%[0-9]+]] = arith.constant 2 : index
 // DCE-NEXT:    [[T2:%[0-9]+]] = arith.addi [[T1]], [[C2]] : index
 // DCE-NEXT:    [[C3:%[0-9]+]] = arith.constant 3 : index

@@ -35,7 +35,7 @@ func.func @avg3(%l: f32, %c: f32, %r: f32) -> f32 {
 // CHECK:         [[WI:%[0-9]+]] = lowlevel.local_id 0
 // CHECK:         lowlevel.tile_for "lt" dim 1(%{{[0-9]+}}, %{{[0-9]+}}) tile 6 parts 1 part %{{[0-9]+}} max 2 {
 // CHECK-NEXT:    ^bb0(%{{[0-9]+}}: index, [[K0:%[0-9]+]]: index, %{{[0-9]+}}: index):
-// CHECK-NEXT:      lowlevel.copy [[V]]{{\[}}[[K0]]] -> [[VL]] extents [6] perms [0] -> [0] boundary "none" by [[WI]] of 2 : memref<12xf32> -> memref<6xf32, "lcl">
+// CHECK-NEXT:      lowlevel.copy [[V]]{{\[}}[[K0]]] -> [[VL]] extents [6] perms [0] -> [0] boundary "none" by [[WI]] of 2 {inside} : memref<12xf32> -> memref<6xf32, "lcl">
 // CHECK-NEXT:      lowlevel.barrier
 // CHECK-NEXT:      lowlevel.tile_for "pt" dim 0(
 // CHECK-NEXT:      ^bb0(%{{[0-9]+}}: index, [[I1:%[0-9]+]]: index, %{{[0-9]+}}: index):
@@ -141,6 +141,25 @@ func.func @padded(%A: memref<10x16xf32>, %B: memref<16x20xf32>) -> memref<10x20x
                           buf_layout = [[[1, 0], [0, 1]], [[1, 0], [0, 1]]], ocl_dim = [[1, 0, 2], [1, 0, 2]], lcl_pad = 1>}
     (%A, %B) : (memref<10x16xf32>, memref<16x20xf32>) -> memref<10x20xf32>
   func.return %C : memref<10x20xf32>
+}
+// Where the tiles divide the sizes (8 x 16 x 16 in tiles of 4 x 8 x 8), every box lies
+// inside its matrix: the local copies are marked `inside` (no bounds checks). Above,
+// A's last row tile (rows 8-11 of 10) and B's last column tile do not fit.
+// CHECK-LABEL: lowlevel.kernel @even_0(
+// CHECK:         lowlevel.copy {{.*}} extents [4, 8] perms [0, 1] -> [1, 0] boundary "none" by %{{[0-9]+}} of 8 {inside} : memref<8x16xf32>
+// CHECK-NEXT:    lowlevel.copy {{.*}} extents [8, 8] perms [0, 1] -> [0, 1] boundary "none" by %{{[0-9]+}} of 8 {lanes = 4 : i64, inside} : memref<16x16xf32>
+// CHECK-LABEL: func.func @even(
+func.func @even(%A: memref<8x16xf32>, %B: memref<16x16xf32>) -> memref<8x16xf32> {
+  %C = mdh.compute "even"
+    {inp_view = [[affine_map<(i, j, k) -> (i, k)>], [affine_map<(i, j, k) -> (k, j)>]],
+     md_hom = {scalar_func = @mul, combine_ops = ["cc", "cc", ["pw", @add]]},
+     out_view = [[affine_map<(i, j, k) -> (i, j)>]]}
+    {inp_types = [f32, f32], mda_size = [8, 16, 16], out_types = [f32],
+     config = #mdh.config<num_wg = [2, 2, 1], num_wi = [2, 4, 1], lt_size = [4, 8, 8], pt_size = [2, 2, 4],
+                          inp_mem = [["lcl", "lcl"], ["glb", "glb"]],
+                          buf_layout = [[[1, 0], [0, 1]], [[0, 1], [0, 1]]], ocl_dim = [[1, 0, 2], [1, 0, 2]]>}
+    (%A, %B) : (memref<8x16xf32>, memref<16x16xf32>) -> memref<8x16xf32>
+  func.return %C : memref<8x16xf32>
 }
 // jacobi1d: the local box of a 16-element tile is 18 elements from tile start - 1, copied
 // from global memory with the boundary mode "clamp"; the private box (4 elements) is

@@ -73,6 +73,10 @@ LOCAL_SIZE_ATTR = "local_size"
 LANES_ATTR = "lanes"
 """Copy attribute: elements moved at once along the innermost axis (see lowlevel-expand)."""
 
+INSIDE_ATTR = "inside"
+"""Copy attribute (unit): the box lies inside the source wherever the copy runs, so its
+moves need no bounds checks (see mdh-promote-memory)."""
+
 ALIGNMENT_ATTR = "alignment"
 """`vector.load`/`vector.store` attribute: bytes to which the address is aligned, the
 vector's size (see lowlevel-align-vectors)."""
@@ -353,6 +357,10 @@ class CopyOp(IRDLOperation):
         """Elements moved at once along the innermost axis (`LANES_ATTR`, else 1)."""
         lanes = self.attributes.get(LANES_ATTR)
         return lanes.value.data if isinstance(lanes, IntegerAttr) else 1
+
+    def inside(self) -> bool:
+        """Whether the box lies inside the source wherever the copy runs (`INSIDE_ATTR`)."""
+        return INSIDE_ATTR in self.attributes
 
     def units(self) -> list[int]:
         """The box in moved units: the innermost extent counts vectors of `lanes()`."""

@@ -16,7 +16,8 @@ arith, math, memref.load/store/alloca, func.call, group/local ids, barriers):
   them lie inside the source, and falls back to single elements otherwise; a staged
   copy (`lowlevel-prefetch`) always loops over the turns, unrolled, and its load half
   moves each element or vector into the turn's place in the stage, its store half from
-  there, under the same conditions;
+  there, under the same conditions; a copy marked `inside` moves without checking that
+  its elements or vectors lie inside the source;
 - `fill` becomes stores.
 
 Loops over private arrays are unrolled so that the arrays can live in registers: an
@@ -236,7 +237,7 @@ class Move:
         """Move one box element (skipped outside the source with boundary "none");
         `slot` is its place in the stage."""
         copy, mode = self.copy, self.copy.boundary.data
-        if mode == "none":
+        if mode == "none" and not copy.inside():
             guarded = e.if_(inside(e, position, self.logical))
             if guarded is None:
                 return
@@ -276,7 +277,10 @@ def expand_copy(copy: CopyOp) -> None:
     coords = body.delinearize(flat, units)
     coords[-1] = body.mul(coords[-1], lanes)
     position = [body.add(b, c) for b, c in zip(copy.base, coords)]
-    if lanes > 1:
+    if lanes > 1 and copy.inside():
+        move.vector(body, position, coords, slot)
+        body = None
+    elif lanes > 1:
         last = list(position)
         last[-1] = body.add(position[-1], lanes - 1)
         whole = body.and_(inside(body, position, logical), inside(body, last, logical))

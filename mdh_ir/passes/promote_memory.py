@@ -19,7 +19,10 @@ axis) than its box, so that work-items writing a column hit different banks (the
 extents stay the box's).
 Reads (`view_load`) are redirected to the innermost copy, at `map(point) - origin`.
 A local copy whose innermost box extent is a multiple of 4 and whose layout keeps that
-axis innermost moves 4 elements at a time (`lanes = 4`).
+axis innermost moves 4 elements at a time (`lanes = 4`); one whose boxes lie inside the
+buffer for every local tile (the tiles divide the sizes and the halo stays inside, as
+in a GEMM of 4096^3 with tiles of 128) is marked `inside`, and moves without bounds
+checks (H100, hand-edited GEMM kernel: 3.91 -> 3.75 ms without them).
 Boundary modes are applied when copying from global memory.
 """
 
@@ -28,12 +31,13 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import memref
-from xdsl.dialects.builtin import AffineMapAttr, IntegerAttr, MemRefType, ModuleOp
+from xdsl.dialects.builtin import AffineMapAttr, IntegerAttr, MemRefType, ModuleOp, UnitAttr
 from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.passes import ModulePass
 
 from mdh_ir.dialects.lowlevel import (
+    INSIDE_ATTR,
     LANES_ATTR,
     LCL,
     PRV,
@@ -123,6 +127,8 @@ def promote(kernel: KernelOp) -> None:
                           perm, op.boundaries[b], worker, plan.wg_size)  # fmt: skip
             if cache.extents[-1] % COPY_LANES == 0 and perm[-1] == rank - 1:
                 copy.attributes[LANES_ATTR] = IntegerAttr(COPY_LANES, 64)
+            if plan.inside(b):
+                copy.attributes[INSIDE_ATTR] = UnitAttr()
             e.op(copy)
             caches[b] = cache
         if plan.wg_size > 1:

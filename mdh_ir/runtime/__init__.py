@@ -16,6 +16,9 @@ PoCL 3.1 (Debian 12's) mishandles optimized kernels that hold work-group barrier
 parallel-region construction can abort (`ParallelRegion::Verify` / `Create`
 assertions) or produce wrong results. Programs with barriers are therefore built with
 `-cl-opt-disable` on PoCL (`build_options`); CPU-class configurations use no barriers.
+Oclgrind (1.x) cannot run the `llvm.assume` calls its optimizer derives from unguarded
+vector accesses ("Undefined external function: llvm.assume"), so every program is built
+with `-cl-opt-disable` there.
 """
 
 from __future__ import annotations
@@ -238,9 +241,11 @@ def build(ctx, source: str, options: list[str]):
 
 
 def build_options(device, lowered: ModuleOp) -> list[str]:
-    """OpenCL build options: see the module docstring for the PoCL workaround."""
-    pocl = "Portable Computing Language" in device.platform.name
-    if pocl and any(isinstance(op, BarrierOp) for op in lowered.walk()):
+    """OpenCL build options: see the module docstring for the PoCL and Oclgrind
+    workarounds."""
+    platform = device.platform.name
+    barriers = any(isinstance(op, BarrierOp) for op in lowered.walk())
+    if "Oclgrind" in platform or ("Portable Computing Language" in platform and barriers):
         return ["-cl-opt-disable"]
     return []
 
