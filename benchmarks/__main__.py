@@ -94,7 +94,10 @@ def main(argv: list[str] | None = None) -> int:
     log(f"{info.name} ({info.platform}, driver {info.driver}): {len(cases)} cases, budget {args.budget}")
     ctx, queue = _context(device)
     roofline = measure_roofline(ctx, queue, device, nbytes=(64 if args.quick else 512) << 20)
-    log(f"copy bandwidth {roofline.copy_bandwidth / 1e9:.1f} GB/s, FMA peak {roofline.fma_peak / 1e9:.1f} GFLOP/s")
+    log(
+        f"copy bandwidth {roofline.copy_bandwidth / 1e9:.1f} GB/s, FMA peak {roofline.fma_peak / 1e9:.1f} GFLOP/s,"
+        f" empty kernel {roofline.empty_kernel * 1e6:.1f} us"  # type: ignore[operator]
+    )
     run = RunInfo(
         run=datetime.now().isoformat(timespec="seconds"), device=info.name, platform=info.platform,
         driver=info.driver, budget=args.budget, repeats=args.repeats, quick=args.quick,

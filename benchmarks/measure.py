@@ -121,6 +121,9 @@ class Roofline:
     """Bytes per second, read + written, of the faster of clEnqueueCopyBuffer and a copy kernel."""
     fma_peak: float
     """FLOP per second (an FMA counts 2) of a kernel of long independent FMA chains."""
+    empty_kernel: float | None = None
+    """Seconds, median, that the profiling events give a kernel doing nothing: the
+    floor under every kernel time (None in runs recorded before it was measured)."""
 
     def fraction(self, seconds: float, nbytes: int, flops: int) -> float:
         """Share of the roofline reached: the lower bound on the time (moving `nbytes`
@@ -137,6 +140,8 @@ __kernel void copy(__global const float4 *src, __global float4 *dst) {
     dst[i] = src[i];
 }
 """
+
+_EMPTY_KERNEL = "__kernel void empty(__global float *out) {}"
 
 _FMA_CHAINS = 8
 _FMA_KERNEL = """
@@ -159,9 +164,9 @@ __kernel void fma_peak(__global float *out, float a, float b, int iterations) {
 
 def measure_roofline(ctx, queue, device, nbytes: int = 512 << 20, repeats: int = 5) -> Roofline:
     """Copy bandwidth (copying `nbytes`) and FMA peak of the OpenCL device, best of
-    `repeats` each."""
+    `repeats` each, and the time of an empty kernel."""
     copy = _copy_bandwidth(ctx, queue, device, nbytes, repeats)
-    return Roofline(copy, _fma_peak(ctx, queue, device, repeats))
+    return Roofline(copy, _fma_peak(ctx, queue, device, repeats), _empty_kernel(ctx, queue))
 
 
 def _finished(event) -> float:
@@ -184,6 +189,14 @@ def _copy_bandwidth(ctx, queue, device, nbytes: int, repeats: int) -> float:
     ]
     best = min(min(_finished(copy()) for _ in range(repeats + 1)) for copy in copies)
     return 2 * nbytes / best
+
+
+def _empty_kernel(ctx, queue, repeats: int = 101) -> float:
+    import pyopencl as cl
+
+    kernel = cl.Kernel(cl.Program(ctx, _EMPTY_KERNEL).build(), "empty")
+    out = cl.Buffer(ctx, cl.mem_flags.WRITE_ONLY, 4)
+    return float(np.median([_finished(kernel(queue, (1,), (1,), out)) for _ in range(repeats)]))
 
 
 def _fma_peak(ctx, queue, device, repeats: int) -> float:

@@ -95,6 +95,8 @@ class RunInfo:
         if self.roofline is not None:
             r = self.roofline
             parts.append(f"measured copy bandwidth {r.copy_bandwidth / 1e9:.1f} GB/s, FMA peak {r.fma_peak / 1e9:.1f} GFLOP/s")
+            if r.empty_kernel is not None:
+                parts.append(f"an empty kernel {r.empty_kernel * 1e6:.1f} us by the profiling events")
         return "; ".join(parts) + "".join(f"\n  - {lib}" for lib in self.libraries)
 
 
