@@ -22,7 +22,7 @@ A local copy whose innermost box extent is a multiple of 4 and whose layout keep
 axis innermost moves 4 elements at a time (`lanes = 4`); one whose boxes lie inside the
 buffer for every local tile (the tiles divide the sizes and the halo stays inside, as
 in a GEMM of 4096^3 with tiles of 128) is marked `inside`, and moves without bounds
-checks (H100, hand-edited GEMM kernel: 3.91 -> 3.75 ms without them).
+checks (H100, GEMM 4096^3 default configuration: 3.22 -> 3.07 ms).
 Boundary modes are applied when copying from global memory.
 """
 
