@@ -199,23 +199,36 @@ def pipelined(module, config, kind: str) -> bool:
     return staged and (config.prefetch < 2 or any(isinstance(o, SlotOp) for o in ops))
 
 
-def draw_prefetch(name: str, seed: int, slots: int):
-    """Awkward sizes and a configuration with `prefetch = slots` whose innermost
-    local-tile loop has several steps and copies to stage (and, with 2 slots, barriers)."""
+def search(name: str, seed: int, sizes_of, pick):
+    """Sizes from `sizes_of(name, rng)` and the first drawn configuration that
+    `pick(module, op, cfg, info)` turns into a configuration to test (None: draw on), or
+    None when 50 sizes of 20 draws each give none."""
     rng = np.random.default_rng(seed)
     info = DeviceInfo.from_cl(select_device(TEST_DEVICE))
     for _ in range(50):
-        sizes = awkward_sizes(name, rng)
+        sizes = sizes_of(name, rng)
         module = CATALOG[name].build(**sizes)
         op = find_compute(module)
         for _ in range(20):
             try:
-                cfg = sample_config(op, info, RandomTrial(rng)).with_(prefetch=slots)
+                drawn = sample_config(op, info, RandomTrial(rng))
             except Infeasible:
                 continue
-            if not violations(op, cfg, info) and pipelined(module, cfg, info.kind):
+            cfg = pick(module, op, drawn, info)
+            if cfg is not None:
                 return sizes, module, cfg
     return None
+
+
+def draw_prefetch(name: str, seed: int, slots: int):
+    """Awkward sizes and a configuration with `prefetch = slots` whose innermost
+    local-tile loop has several steps and copies to stage (and, with 2 slots, barriers)."""
+
+    def pick(module, op, cfg, info):
+        cfg = cfg.with_(prefetch=slots)
+        return cfg if not violations(op, cfg, info) and pipelined(module, cfg, info.kind) else None
+
+    return search(name, seed, awkward_sizes, pick)
 
 
 @pytest.mark.parametrize("name", PREFETCH_COMPUTATIONS)
@@ -256,21 +269,12 @@ def corners_inside(op, cfg, b: int) -> bool:
 
 def draw_inside(name: str, seed: int):
     """Even sizes and a configuration with a local copy marked `inside`."""
-    rng = np.random.default_rng(seed)
-    info = DeviceInfo.from_cl(select_device(TEST_DEVICE))
-    for _ in range(50):
-        sizes = even_sizes(name, rng)
-        module = CATALOG[name].build(**sizes)
-        op = find_compute(module)
-        for _ in range(20):
-            try:
-                cfg = sample_config(op, info, RandomTrial(rng))
-            except Infeasible:
-                continue
-            plan = TilePlan(op, cfg)
-            if any(plan.inside(b) for b in plan.cached("lt")):
-                return sizes, module, cfg
-    return None
+
+    def pick(module, op, cfg, info):
+        plan = TilePlan(op, cfg)
+        return cfg if any(plan.inside(b) for b in plan.cached("lt")) else None
+
+    return search(name, seed, even_sizes, pick)
 
 
 @pytest.mark.parametrize("name", PREFETCH_COMPUTATIONS)
@@ -292,10 +296,11 @@ def test_inside_rule(name: str) -> None:
 def test_inside_copies(name: str) -> None:
     """Local copies whose boxes lie inside their buffer move without bounds checks and
     give the reference result (under Oclgrind, also no invalid reads: test_oclgrind)."""
+    kind = DeviceInfo.from_cl(select_device(TEST_DEVICE)).kind
     for seed in range(LANE_DRAWS):
         drawn = draw_inside(name, seed)
         assert drawn is not None, f"no configuration of {name} with an inside copy"
         sizes, module, cfg = drawn
-        lowered = prefetched(module, cfg, DeviceInfo.from_cl(select_device(TEST_DEVICE)).kind)
+        lowered = prefetched(module, cfg, kind)
         assert any(isinstance(o, CopyOp) and o.inside() for o in lowered.walk())
         check_draw(name, seed, sizes, module, cfg)
