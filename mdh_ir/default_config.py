@@ -17,8 +17,14 @@
   work-item would leave compute units idle), `SHARERS` (16) work-items share each
   output's reduction along the innermost dimension (consecutive elements, combined in
   local memory) and the kept dimensions get the rest (H100, mcc 7 x 7 x 512:
-  0.544 -> 0.065 ms; with the same split, matmul 16 x 1000 x 2048 took 0.060 ms and
-  the reductions over the outer dimension 0.061 ms instead of 0.031 and 0.036).
+  0.544 -> 0.065 ms; with the same split, matmul 16 x 1000 x 2048 took 0.060 ms instead
+  of 0.031). Otherwise, with many outputs but fewer kept work-groups than 4 per compute
+  unit, the reduction is shared inside smaller work-groups instead of split across
+  work-groups (`_filled`). A pw dimension shared by work-items is one local tile whose
+  elements go to the work-items in turn (H100, reduce_sum 1024 x 1024 x 16: 59 us with
+  local tiles of num_wi elements, 29 us with one). Without kept dimensions (dot), work-
+  groups of the most work-items, at most one per compute unit: fewer partial results
+  for the second kernel (H100, dot 2^24: 61 -> 58 us).
 - CPU (PoCL): one work-item per work-group computing a register tile of about 4 x 16
   elements (divisors of the sizes preferred) on the two innermost kept dimensions,
   reductions outside the tile's element loops, and the widest vector width (16, 8 or
@@ -95,19 +101,45 @@ def _gpu_config(op: ComputeOp, device: DeviceInfo) -> Config:
     outputs = prod(sizes[d] for d in kept)
     many = outputs >= 64 * device.compute_units or not pw
     num_wi, pt = [1] * rank, [1] * rank
-    width = min(256, device.max_wg_size)
+    width = min(256, device.max_wg_size) if kept else device.max_wg_size
     for d, n in _spread(width, kept if many else pw[-1:], sizes).items():
         num_wi[d] = n
-    if pw and many and len(kept) >= 2 and num_wi[kept[-1]] == width:
-        if sizes[kept[-2]] % 4 == 0:
-            pt[kept[-2]] = 4
-        elif pw[-1] == rank - 1 and outputs < width * device.compute_units:
-            num_wi = _shared_reduction(sizes, kept, pw[-1], width)
-    return _assemble(op, device, num_wi, pt, tuple(range(rank)))
+    wide = pw and many and len(kept) >= 2 and num_wi[kept[-1]] == width
+    if wide and sizes[kept[-2]] % 4 == 0:
+        pt[kept[-2]] = 4
+    elif wide and pw[-1] == rank - 1 and outputs < width * device.compute_units:
+        num_wi = _shared_reduction(sizes, kept, pw[-1], width)
+    elif pw and many:
+        num_wi = _filled(sizes, kept, pw[-1], num_wi, device)
+        return _assemble(op, device, num_wi, pt, tuple(range(rank)), busy=0)
+    return _assemble(op, device, num_wi, pt, tuple(range(rank)), busy=None if kept else device.compute_units)
+
+
+def _filled(sizes: tuple[int, ...], kept: list[int], d: int, num_wi: list[int], device: DeviceInfo) -> list[int]:
+    """Work-items per dimension that fill the device without splitting a reduction
+    across work-groups (its second kernel costs a launch: H100, bmatmul 16x10x500x64
+    15.6 -> 10.7 us, the reductions over the outer dimension 35 -> 29 us): while there
+    are fewer work-groups than `busy`, groups of `GROUP_MIN` kept work-items; then, while
+    fewer work-items than `busy` groups of 256, up to `SHARERS` of them share reduction
+    dimension `d`, each keeping at least `GROUP_MIN` of its elements."""
+    busy = 4 * device.compute_units
+    if prod(ceildiv(sizes[k], num_wi[k]) for k in kept) >= busy:
+        return num_wi
+    kept_items = prod(num_wi[k] for k in kept)
+    num_wi = [1] * len(sizes)
+    for k, n in _spread(min(GROUP_MIN, kept_items), kept, sizes).items():
+        num_wi[k] = n
+    outputs = prod(sizes[k] for k in kept)
+    most = min(SHARERS, sizes[d] // GROUP_MIN, device.max_wg_size // prod(num_wi))
+    while 2 * num_wi[d] <= most and num_wi[d] * outputs < busy * 256:
+        num_wi[d] *= 2
+    return num_wi
 
 
 SHARERS = 16
 """Work-items that share one output's reduction in the GPU default (see the docstring)."""
+GROUP_MIN = 64
+"""Fewest work-items of a GPU default work-group."""
 
 
 def _shared_reduction(sizes: tuple[int, ...], kept: list[int], d: int, width: int) -> list[int]:
@@ -387,11 +419,15 @@ def _kinds(op: ComputeOp) -> tuple[list[int], list[int]]:
     return [d for d, k in enumerate(kinds) if k != "pw"], [d for d, k in enumerate(kinds) if k == "pw"]
 
 
-def _assemble(op: ComputeOp, device: DeviceInfo, num_wi: list[int], pt: list[int], pt_order) -> Config:
-    """Tile sizes and work-group counts around the chosen work-items and private tiles."""
+def _assemble(
+    op: ComputeOp, device: DeviceInfo, num_wi: list[int], pt: list[int], pt_order, busy: int | None = None
+) -> Config:
+    """Tile sizes and work-group counts around the chosen work-items and private tiles;
+    the innermost pw dimension is split across work-groups until there are `busy` of
+    them (by default 4 per compute unit; 0: not split)."""
     sizes, rank = op.sizes, op.rank
     kept, pw = _kinds(op)
-    busy = 4 * device.compute_units
+    busy = 4 * device.compute_units if busy is None else busy
     lt, num_wg = list(sizes), [1] * rank
     for d in kept:
         lt[d] = min(sizes[d], num_wi[d] * pt[d])
@@ -400,14 +436,14 @@ def _assemble(op: ComputeOp, device: DeviceInfo, num_wi: list[int], pt: list[int
     for d in kept:
         num_wg[d] = ceildiv(sizes[d], lt[d])
     for d in pw:
-        lt[d] = num_wi[d] if num_wi[d] > 1 else sizes[d]
+        lt[d] = sizes[d]
         pt[d] = 1 if num_wi[d] > 1 else sizes[d]
     kept_groups = prod(num_wg[d] for d in kept)
     if pw and kept_groups < busy:
         d = pw[-1]
         groups = ceildiv(busy, kept_groups)
-        if num_wi[d] == 1:
-            lt[d] = pt[d] = ceildiv(sizes[d], groups)
+        lt[d] = num_wi[d] if num_wi[d] > 1 else ceildiv(sizes[d], groups)
+        pt[d] = min(pt[d], lt[d])
         num_wg[d] = min(groups, ceildiv(sizes[d], lt[d]))
     inputs = len(op.inputs)
     return Config(

@@ -19,14 +19,20 @@
 //   innermost dimension, it is packed transposed (@contraction: B's f axis last, vectors of 16
 //   along f, rows along b, which A reads contiguously);
 // - for gpu, up to 256 work-items per work-group, pt_size 1; with few outputs the work-items go
-//   to the innermost pw dimension (matvec, matmul, dot), else to the kept dimensions (jacobi1d);
+//   to the innermost pw dimension (matvec, matmul), else to the kept dimensions (jacobi1d);
+//   a pw dimension shared by work-items is one local tile, its elements dealt out in turn
+//   (matvec: lt_size 64, pt_size 1);
 // - for both, when the kept dimensions give fewer work-groups than busy = 4 x compute units
 //   (cpu class: 2 units, so 8; gpu class: 132 units, so 528), the innermost pw dimension is
 //   split across ceil(busy / kept work-groups) work-groups too: on cpu in local tiles of
 //   ceil(size / groups) elements (matmul: 1 kept work-group, so k is split in 8 tiles of 2;
 //   dot: k in 8 tiles of 512), on gpu in local tiles of num_wi elements, at most one work-group per
-//   tile (dot: 16 tiles of 256; matvec and matmul: one tile, so not split); matvec on cpu
-//   already has 32 kept work-groups, so k is not split;
+//   tile (matvec and matmul: one tile, so not split); matvec on cpu
+//   already has 32 kept work-groups, so k is not split; on gpu, without kept dimensions (dot),
+//   work-groups have 1024 work-items and there are at most one per compute unit (dot: 4
+//   tiles of 1024), and with many outputs (at least 64 per compute unit) the reduction is not
+//   split, as its second kernel would cost a launch: work-groups shrink to 64 kept
+//   work-items and up to 16 work-items share the reduction (@reduce_outer);
 // - for both, no caching, private accumulators, identity layouts, OpenCL dimension 0
 //   for the innermost dimension with more than one part, 1 for the next one, 2 otherwise;
 // - an op with a (partial) configuration keeps its keys, so a second run changes nothing
@@ -117,7 +123,7 @@ func.func @jacobi1d(%x: memref<37xf32>) -> memref<37xf32> {
 
 // dot: no kept dimension (one work-group), so k is split: on cpu into 8 tiles of 512,
 // one per work-group, each vectorized by 16 (lanes accumulate separately); on gpu into
-// 16 local tiles of 256 work-items (fewer than 528).
+// 4 local tiles of 1024 work-items (fewer than 132).
 // CPU-LABEL: func.func @dot(
 // CPU:      mdh.compute "dot"
 // CPU-SAME: config = #mdh.config<num_wg = [8], num_wi = [1], lt_size = [512], pt_size = [512],
@@ -126,7 +132,7 @@ func.func @jacobi1d(%x: memref<37xf32>) -> memref<37xf32> {
 // CPU-SAME: combine_layer = "end", vector_width = 16, unroll = 1, prefetch = 0, lcl_pad = 0>}
 // GPU-LABEL: func.func @dot(
 // GPU:      mdh.compute "dot"
-// GPU-SAME: config = #mdh.config<num_wg = [16], num_wi = [256], lt_size = [256], pt_size = [1],
+// GPU-SAME: config = #mdh.config<num_wg = [4], num_wi = [1024], lt_size = [1024], pt_size = [1],
 // GPU-SAME: inp_mem = {{\[\[}}"glb", "glb"], ["glb", "glb"]], res_mem = ["prv"], ocl_dim = {{\[\[}}0], [0]],
 // GPU-SAME: buf_layout = {{\[\[\[}}0], [0]], {{\[\[}}0], [0]]], loop_order = {{\[\[}}0], [0]],
 // GPU-SAME: combine_layer = "end", vector_width = 1, unroll = 1, prefetch = 0, lcl_pad = 0>}
@@ -138,6 +144,28 @@ func.func @dot(%x: memref<4096xf32>, %y: memref<4096xf32>) -> memref<f32> {
     {inp_types = [f32, f32], mda_size = [4096], out_types = [f32]}
     (%x, %y) : (memref<4096xf32>, memref<4096xf32>) -> memref<f32>
   func.return %r : memref<f32>
+}
+
+// A reduction over the outer dimension with 16384 outputs: on gpu, 256 work-items on the
+// kept dimensions would give 64 work-groups (fewer than 528); instead of splitting i across
+// work-groups, groups of 64 kept work-items (4 x 16 on j, k: 256 groups) and 4 work-items
+// sharing i (at most 16, each keeping at least 64 of its 256 elements), one local tile of
+// 256 elements dealt out in turn; on cpu, one tile of 4 x 16 outputs per work-group.
+// CPU-LABEL: func.func @reduce_outer(
+// CPU:      mdh.compute "reduce_outer"
+// CPU-SAME: config = #mdh.config<num_wg = [1, 256, 1], num_wi = [1, 1, 1], lt_size = [256, 4, 16], pt_size = [256, 4, 16],
+// GPU-LABEL: func.func @reduce_outer(
+// GPU:      mdh.compute "reduce_outer"
+// GPU-SAME: config = #mdh.config<num_wg = [1, 256, 1], num_wi = [4, 4, 16], lt_size = [256, 4, 16], pt_size = [1, 1, 1],
+// GPU-SAME: ocl_dim = {{\[\[}}2, 0, 2], [2, 1, 0]],
+func.func @reduce_outer(%x: memref<256x1024x16xf32>) -> memref<1024x16xf32> {
+  %r = mdh.compute "reduce_outer"
+    {inp_view = [[affine_map<(i, j, k) -> (i, j, k)>]],
+     md_hom = {scalar_func = @id, combine_ops = [["pw", @add], "cc", "cc"]},
+     out_view = [[affine_map<(i, j, k) -> (j, k)>]]}
+    {inp_types = [f32], mda_size = [256, 1024, 16], out_types = [f32]}
+    (%x) : (memref<256x1024x16xf32>) -> memref<1024x16xf32>
+  func.return %r : memref<1024x16xf32>
 }
 
 // The given num_wi, inp_mem and loop_order stay (in the key order of the complete
@@ -283,10 +311,11 @@ func.func @blur(%x: memref<2052x2052xf32>, %g: memref<5x5xf32>) -> memref<2048x2
 // With a reduction on gpu, when the innermost kept dimension takes all 256 work-items and
 // 4 does not divide the next one (7), the innermost dimension is the reduction and the
 // outputs are fewer than 256 per compute unit (7 x 2048 < 256 x 132): 16 work-items share
-// each output's reduction along k and 16 go to j.
+// each output's reduction along k (one local tile of 512, consecutive elements to
+// consecutive work-items) and 16 go to j.
 // GPU-LABEL: func.func @narrow(
 // GPU:      mdh.compute "narrow"
-// GPU-SAME: config = #mdh.config<num_wg = [7, 128, 1], num_wi = [1, 16, 16], lt_size = [1, 16, 16], pt_size = [1, 1, 1],
+// GPU-SAME: config = #mdh.config<num_wg = [7, 128, 1], num_wi = [1, 16, 16], lt_size = [1, 16, 512], pt_size = [1, 1, 1],
 func.func @narrow(%A: memref<7x512xf32>, %B: memref<512x2048xf32>) -> memref<7x2048xf32> {
   %C = mdh.compute "narrow"
     {inp_view = [[affine_map<(i, j, k) -> (i, k)>], [affine_map<(i, j, k) -> (k, j)>]],
