@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
         roofline=roofline, libraries=libraries(args.device), load=os.getloadavg()[0],
     )  # fmt: skip
     for case in cases:
-        result = run_case(case, args.device, args.budget, args.db, args.repeats, args.peers)
+        result = run_case(case, args.device, args.budget, args.db, args.repeats, args.peers, roofline)
         save(args.out, args.device, run, [result])
     log(f"results: {args.out / 'RESULTS.md'}, {args.out / f'results_{args.device}.csv'}")
     return 0

@@ -191,6 +191,22 @@ def _copy_bandwidth(ctx, queue, device, nbytes: int, repeats: int) -> float:
     return 2 * nbytes / best
 
 
+def copy_sampler(ctx, queue, nbytes: int) -> Sampler:
+    """The roofline's copy kernel moving `nbytes` (half read, half written), timed by
+    its profiling event: what moving a case's data once costs at that size."""
+    import pyopencl as cl
+
+    half = max(16, nbytes // 2 // 16 * 16)
+    src = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, half)
+    dst = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, half)
+    _finished(cl.enqueue_fill_buffer(queue, src, np.float32(1), 0, half))
+    kernel = cl.Kernel(cl.Program(ctx, _COPY_KERNEL).build(), "copy")
+    return Sampler(
+        lambda: {"copy": _finished(kernel(queue, (half // 16,), None, src, dst))},
+        {"copy": f"float4 copy kernel, {half} bytes read and written"},
+    )
+
+
 def _empty_kernel(ctx, queue, repeats: int = 101) -> float:
     import pyopencl as cl
 

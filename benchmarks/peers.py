@@ -1,6 +1,7 @@
-"""The peers: numpy (OpenBLAS), CLBlast, torch (cuBLAS/cuDNN) and our naive lowering.
+"""The peers: numpy (OpenBLAS), CLBlast, torch (cuBLAS/cuDNN), our naive lowering, and
+a copy of the case's bytes (the memory-bound cases' own-size roofline).
 
-`prepare(peer, data, device, repeats)` builds the peer for one case, runs it once and
+`prepare(peer, data, device, repeats, roofline)` builds the peer for one case, runs it once and
 checks its output against the float64 reference: it returns `Sampler`s for the
 interleaved timing, or `Measurement`s: unavailable ones (not installed, no routine for
 the computation, failed, wrong result: the reason says which) and ones timed on their
@@ -15,15 +16,17 @@ from typing import Any
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from benchmarks.measure import POISON, Measurement, Sampler, host_sampler
+from benchmarks.measure import POISON, Measurement, Roofline, Sampler, copy_sampler, host_sampler
 from benchmarks.run import CaseData, attempt
 from mdh_ir.catalog import CATALOG
 
-PEERS = {"cpu": ["naive", "numpy", "numpy-skylakex", "clblast"], "gpu": ["torch", "clblast"]}
+PEERS = {"cpu": ["naive", "numpy", "numpy-skylakex", "clblast", "copy"], "gpu": ["torch", "clblast", "copy"]}
 """The peers measured on each device, in table order."""
 
 
-def prepare(peer: str, data: CaseData, device: str, repeats: int) -> list[Sampler | Measurement]:
+def prepare(
+    peer: str, data: CaseData, device: str, repeats: int, roofline: Roofline | None = None
+) -> list[Sampler | Measurement]:
     if peer == "naive":
         from benchmarks import ours
 
@@ -38,6 +41,8 @@ def prepare(peer: str, data: CaseData, device: str, repeats: int) -> list[Sample
         from benchmarks.torch_peer import torch_peer
 
         return [attempt(peer, lambda: torch_peer(data))]
+    if peer == "copy":
+        return [attempt(peer, lambda: copy_peer(data, device, roofline))]
     raise ValueError(f"unknown peer '{peer}'")
 
 
@@ -98,6 +103,17 @@ def numpy_avx512_peer(data: CaseData, repeats: int) -> Measurement:
     m = numpy_with_coretype(data.case, repeats, AVX512_CORETYPE)
     note = f"{m.note}; OPENBLAS_CORETYPE={AVX512_CORETYPE}, timed in a subprocess, not interleaved"
     return Measurement("numpy-skylakex", m.times, note, m.available)
+
+
+def copy_peer(data: CaseData, device: str, roofline: Roofline | None) -> Sampler | Measurement:
+    """A copy kernel moving as many bytes as the case reads and writes, on the same device,
+    for memory-bound cases: at sizes where the launch and the caches weigh (an H100 copies
+    64 MB at 75% of the rate it reaches on 1 GB), it is the attainable time."""
+    from mdh_ir.runtime import _context, select_device
+
+    if roofline is None or roofline.bound(data.nbytes, data.flops) != "memory":
+        return Measurement.missing("copy", "compute-bound case")
+    return copy_sampler(*_context(select_device(device)), data.nbytes)
 
 
 # --- CLBlast --------------------------------------------------------------------------

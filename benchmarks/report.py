@@ -43,7 +43,13 @@ copy bandwidth, and the FLOPs at the measured FMA peak.
 
 SECTION_RE = r"<!-- begin {0} -->.*?<!-- end {0} -->\n?"
 
-LABELS = {"clblast": "CLBlast", "numpy-skylakex": "numpy SkylakeX"}
+LABELS = {"clblast": "CLBlast", "numpy-skylakex": "numpy SkylakeX", "copy": "same-size copy"}
+
+COPY_HOW = (
+    "same-size copy: the roofline's copy kernel moving as many bytes as the case (half read,"
+    " half written), by the same events, in memory-bound cases; same-size copy / ours is the"
+    " share of the bandwidth attainable at that size"
+)
 
 HOW = {
     "cpu": [
@@ -57,6 +63,7 @@ HOW = {
         " end of a marker just before the routine to the end of the event it returns (its last"
         " kernel), its kernels queued behind a gate so they run back to back (see"
         " benchmarks/clblast.py; the last kernel alone is in the CSV as `clblast last kernel`)",
+        COPY_HOW,
     ],
     "gpu": [
         "ours: kernel time from OpenCL profiling events (NVIDIA OpenCL), summed over the kernels",
@@ -64,6 +71,7 @@ HOW = {
         "CLBlast: built-in parameters on the NVIDIA OpenCL platform, timed as on the CPU; its"
         " database (1.5.3) has no entries for Hopper, so it falls back to defaults (listed below)",
         "roofline: copy bandwidth and FMA peak measured from OpenCL in the same run (header)",
+        COPY_HOW,
     ],
 }
 

@@ -12,7 +12,7 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
 from benchmarks.cases import Case
-from benchmarks.measure import Measurement, Sampler, interleave
+from benchmarks.measure import Measurement, Roofline, Sampler, interleave
 from mdh_ir.catalog import CATALOG
 from mdh_ir.semantics.compare import compare
 from mdh_ir.semantics.reference import find_compute
@@ -90,9 +90,10 @@ def attempt(variant: str, prepare: Callable[[], Sampler | Measurement]) -> Sampl
 
 
 def run_case(
-    case: Case, device: str, budget: str, db: str, repeats: int, peers: list[str]
+    case: Case, device: str, budget: str, db: str, repeats: int, peers: list[str], roofline: Roofline | None = None
 ) -> CaseResult:
-    """Tune ours, then time ours (tuned and default) and `peers` on `case`, interleaved."""
+    """Tune ours, then time ours (tuned and default) and `peers` on `case`, interleaved
+    (`roofline` tells the copy peer whether the case is memory-bound)."""
     from benchmarks import ours, peers as peer_module
 
     log(f"== {case.name} ({case.size_text})")
@@ -112,7 +113,7 @@ def run_case(
     default = lambda: ours.sampler("ours default", data, device, ours.default(data, device))  # noqa: E731
     prepared.append(attempt("ours default", default))
     for name in peers:
-        prepared += peer_module.prepare(name, data, device, repeats)
+        prepared += peer_module.prepare(name, data, device, repeats, roofline)
     result.measurements = interleave(prepared, repeats)
     result.load = os.getloadavg()[0]
     for m in result.measurements:

@@ -13,6 +13,9 @@ import pytest
 from benchmarks import clblast
 from benchmarks.__main__ import main
 from benchmarks.cases import BAR_CASES, parse_cases
+from benchmarks.measure import Roofline, Sampler
+from benchmarks.peers import copy_peer
+from benchmarks.run import case_data
 
 
 def test_case_selection() -> None:
@@ -42,11 +45,11 @@ def test_quick_cpu_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("CLBLAST_LIBRARY", str(tmp_path / "missing" / "libclblast.so.1"))
     clblast.library.cache_clear()
     (tmp_path / "RESULTS.md").write_text("# Benchmark results\n\n<!-- begin gpu -->\nGPU TABLE\n<!-- end gpu -->\n")
-    args = ["--device", "cpu", "--quick", "--out", str(tmp_path), "--peers", "naive,numpy,clblast"]
+    args = ["--device", "cpu", "--quick", "--out", str(tmp_path), "--peers", "naive,numpy,clblast,copy"]
     assert main([*args, "--cases", "matmul,reduce_sum", "--budget", "2evals"]) == 0
 
     rows = _csv(tmp_path / "results_cpu.csv")
-    variants = ["ours tuned", "ours default", "naive", "numpy", "clblast", "clblast last kernel"]
+    variants = ["ours tuned", "ours default", "naive", "numpy", "clblast", "clblast last kernel", "copy"]
     assert [(r["case"], r["variant"]) for r in rows] == [
         (case, v) for case in ("matmul:small", "reduce_sum:small") for v in variants
     ]
@@ -55,6 +58,7 @@ def test_quick_cpu_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
             assert r["status"] == "n/a" and ("libclblast" in r["note"] or "no routine" in r["note"])
             continue
         assert r["status"] == "ok", r
+        assert r["variant"] != "copy" or "copy kernel" in r["note"]
         assert 0 < float(r["min_ms"]) <= float(r["median_ms"]) <= float(r["max_ms"])
         assert r["repeats"] == "5"
     tuned = [r for r in rows if r["variant"] == "ours tuned"]
@@ -78,3 +82,13 @@ def test_quick_cpu_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (second_run,) = {r["run"] for r in merged if r["case"] == "reduce_sum:small"}
     assert sorted(json.loads((tmp_path / "results_cpu.json").read_text())) == sorted({first_run, second_run})
     assert (tmp_path / "RESULTS.md").read_text().count("<!-- begin cpu -->") == 1
+
+
+def test_copy_peer_only_where_memory_bound() -> None:
+    (case,) = parse_cases("matmul:64x64x64", "cpu")
+    data = case_data(case)
+    slow_fma = Roofline(copy_bandwidth=1e12, fma_peak=1e6)
+    assert copy_peer(data, "cpu", slow_fma).note == "compute-bound case"
+    sampler = copy_peer(data, "cpu", Roofline(copy_bandwidth=1e6, fma_peak=1e12))
+    assert isinstance(sampler, Sampler) and str(data.nbytes // 2 // 16 * 16) in sampler.notes["copy"]
+    assert sampler.sample()["copy"] > 0
