@@ -1,8 +1,8 @@
 """The peers: numpy (OpenBLAS), CLBlast, torch (cuBLAS/cuDNN), our naive lowering, and
 a copy of the case's bytes (the memory-bound cases' own-size roofline).
 
-`prepare(peer, data, device, repeats, roofline)` builds the peer for one case, runs it once and
-checks its output against the float64 reference: it returns `Sampler`s for the
+`prepare(peer, data, device, repeats, roofline)` builds the peer for one case, runs it
+once and checks its output against the float64 reference: it returns `Sampler`s for the
 interleaved timing, or `Measurement`s: unavailable ones (not installed, no routine for
 the computation, failed, wrong result: the reason says which) and ones timed on their
 own (numpy under another OpenBLAS core type runs in a subprocess).
@@ -107,8 +107,8 @@ def numpy_avx512_peer(data: CaseData, repeats: int) -> Measurement:
 
 def copy_peer(data: CaseData, device: str, roofline: Roofline | None) -> Sampler | Measurement:
     """A copy kernel moving as many bytes as the case reads and writes, on the same device,
-    for memory-bound cases: at sizes where the launch and the caches weigh (an H100 copies
-    64 MB at 75% of the rate it reaches on 1 GB), it is the attainable time."""
+    for memory-bound cases: the time attainable at the case's size, where a launch and
+    the caches weigh more than in the roofline's 1 GB copy."""
     from mdh_ir.runtime import _context, select_device
 
     if roofline is None or roofline.bound(data.nbytes, data.flops) != "memory":

@@ -90,7 +90,13 @@ def attempt(variant: str, prepare: Callable[[], Sampler | Measurement]) -> Sampl
 
 
 def run_case(
-    case: Case, device: str, budget: str, db: str, repeats: int, peers: list[str], roofline: Roofline | None = None
+    case: Case,
+    device: str,
+    budget: str,
+    db: str,
+    repeats: int,
+    peers: list[str],
+    roofline: Roofline | None = None,
 ) -> CaseResult:
     """Tune ours, then time ours (tuned and default) and `peers` on `case`, interleaved
     (`roofline` tells the copy peer whether the case is memory-bound)."""

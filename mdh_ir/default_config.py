@@ -112,16 +112,18 @@ def _gpu_config(op: ComputeOp, device: DeviceInfo) -> Config:
     elif pw and many:
         num_wi = _filled(sizes, kept, pw[-1], num_wi, device)
         return _assemble(op, device, num_wi, pt, tuple(range(rank)), busy=0)
-    return _assemble(op, device, num_wi, pt, tuple(range(rank)), busy=None if kept else device.compute_units)
+    busy = None if kept else device.compute_units
+    return _assemble(op, device, num_wi, pt, tuple(range(rank)), busy=busy)
 
 
 def _filled(sizes: tuple[int, ...], kept: list[int], d: int, num_wi: list[int], device: DeviceInfo) -> list[int]:
     """Work-items per dimension that fill the device without splitting a reduction
     across work-groups (its second kernel costs a launch: H100, bmatmul 16x10x500x64
-    15.6 -> 10.7 us, the reductions over the outer dimension 35 -> 29 us): while there
-    are fewer work-groups than `busy`, groups of `GROUP_MIN` kept work-items; then, while
-    fewer work-items than `busy` groups of 256, up to `SHARERS` of them share reduction
-    dimension `d`, each keeping at least `GROUP_MIN` of its elements."""
+    15.6 -> 10.7 us, the reductions over the outer dimension 35 -> 29 us): if there are
+    fewer work-groups than `busy`, groups of `GROUP_MIN` kept work-items; then, while
+    there are fewer work-items than `busy` groups of 256, twice as many of them (at most
+    `SHARERS`) share reduction dimension `d`, each keeping at least `GROUP_MIN` of its
+    elements."""
     busy = 4 * device.compute_units
     if prod(ceildiv(sizes[k], num_wi[k]) for k in kept) >= busy:
         return num_wi
