@@ -18,6 +18,7 @@ import statistics
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
 
 import numpy as np
 
@@ -174,6 +175,14 @@ def _finished(event) -> float:
     return event_seconds(event)
 
 
+@cache
+def _copy_kernel(ctx):
+    """The copy kernel, built once per context (the roofline and every case use it)."""
+    import pyopencl as cl
+
+    return cl.Kernel(cl.Program(ctx, _COPY_KERNEL).build(), "copy")
+
+
 def _copy_bandwidth(ctx, queue, device, nbytes: int, repeats: int) -> float:
     import pyopencl as cl
 
@@ -182,7 +191,7 @@ def _copy_bandwidth(ctx, queue, device, nbytes: int, repeats: int) -> float:
     dst = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, nbytes)
     _finished(cl.enqueue_fill_buffer(queue, src, np.float32(1), 0, nbytes))
     _finished(cl.enqueue_fill_buffer(queue, dst, np.float32(0), 0, nbytes))
-    kernel = cl.Program(ctx, _COPY_KERNEL).build().copy
+    kernel = _copy_kernel(ctx)
     copies = [
         lambda: cl.enqueue_copy(queue, dst, src, byte_count=nbytes),
         lambda: kernel(queue, (nbytes // 16,), None, src, dst),
@@ -200,7 +209,7 @@ def copy_sampler(ctx, queue, nbytes: int) -> Sampler:
     src = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, half)
     dst = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, half)
     _finished(cl.enqueue_fill_buffer(queue, src, np.float32(1), 0, half))
-    kernel = cl.Kernel(cl.Program(ctx, _COPY_KERNEL).build(), "copy")
+    kernel = _copy_kernel(ctx)
     return Sampler(
         lambda: {"copy": _finished(kernel(queue, (half // 16,), None, src, dst))},
         {"copy": f"float4 copy kernel, {half} bytes read and written"},

@@ -124,18 +124,14 @@ def _filled(sizes: tuple[int, ...], kept: list[int], d: int, num_wi: list[int], 
     there are fewer work-items than `busy` groups of 256, twice as many of them (at most
     `SHARERS`) share reduction dimension `d`, each keeping at least `GROUP_MIN` of its
     elements."""
-    busy = 4 * device.compute_units
-    if prod(ceildiv(sizes[k], num_wi[k]) for k in kept) >= busy:
+    if prod(ceildiv(sizes[k], num_wi[k]) for k in kept) >= _busy(device):
         return num_wi
-    kept_items = prod(num_wi[k] for k in kept)
-    num_wi = [1] * len(sizes)
-    for k, n in _spread(min(GROUP_MIN, kept_items), kept, sizes).items():
-        num_wi[k] = n
     outputs = prod(sizes[k] for k in kept)
-    most = min(SHARERS, sizes[d] // GROUP_MIN, device.max_wg_size // prod(num_wi))
-    while 2 * num_wi[d] <= most and num_wi[d] * outputs < busy * 256:
-        num_wi[d] *= 2
-    return num_wi
+    most = min(SHARERS, sizes[d] // GROUP_MIN, device.max_wg_size // GROUP_MIN)
+    share = 1
+    while 2 * share <= most and share * outputs < _busy(device) * 256:
+        share *= 2
+    return _shared_reduction(sizes, kept, d, GROUP_MIN * share, share)
 
 
 SHARERS = 16
@@ -144,11 +140,13 @@ GROUP_MIN = 64
 """Fewest work-items of a GPU default work-group."""
 
 
-def _shared_reduction(sizes: tuple[int, ...], kept: list[int], d: int, width: int) -> list[int]:
-    """Work-items per dimension: `SHARERS` on reduction dimension `d`, the rest of
+def _shared_reduction(
+    sizes: tuple[int, ...], kept: list[int], d: int, width: int, share: int = SHARERS
+) -> list[int]:
+    """Work-items per dimension: `share` on reduction dimension `d`, the rest of
     `width` on the kept dimensions, innermost first."""
     num_wi = [1] * len(sizes)
-    num_wi[d] = min(SHARERS, sizes[d])
+    num_wi[d] = min(share, sizes[d])
     for k, n in _spread(width // num_wi[d], kept, sizes).items():
         num_wi[k] = n
     return num_wi
@@ -350,7 +348,7 @@ def _packed_panel(op: ComputeOp, device: DeviceInfo, cfg: Config) -> Config | No
     cached = tuple("lcl" if p else mem for p, mem in zip(panels, cfg.inp_mem[0]))
     shared = set().union(*(used for used, mem in zip(dims, cached) if mem == "lcl"))
     lt, num_wg, tiles = list(cfg.lt_size), list(cfg.num_wg), 1
-    busy = 4 * device.compute_units
+    busy = _busy(device)
     for d in [outer, *(d for d in reversed(kept) if d != outer and d not in shared)]:
         count = ceildiv(op.sizes[d], cfg.pt_size[d])
         others = prod(num_wg[k] for k in kept if k != d)
@@ -416,6 +414,11 @@ def _widest_vectors(op: ComputeOp, cfg: Config, widths: tuple[int, ...]) -> Conf
     return cfg
 
 
+def _busy(device: DeviceInfo) -> int:
+    """Work-groups that keep a device busy: 4 per compute unit."""
+    return 4 * device.compute_units
+
+
 def _kinds(op: ComputeOp) -> tuple[list[int], list[int]]:
     kinds = [c.kind for c in op.combines]
     return [d for d, k in enumerate(kinds) if k != "pw"], [d for d, k in enumerate(kinds) if k == "pw"]
@@ -429,7 +432,7 @@ def _assemble(
     them (by default 4 per compute unit; 0: not split)."""
     sizes, rank = op.sizes, op.rank
     kept, pw = _kinds(op)
-    busy = 4 * device.compute_units if busy is None else busy
+    busy = _busy(device) if busy is None else busy
     lt, num_wg = list(sizes), [1] * rank
     for d in kept:
         lt[d] = min(sizes[d], num_wi[d] * pt[d])

@@ -45,6 +45,10 @@ class Box:
     def size(self) -> int:
         return prod(self.extents)
 
+    def shape(self, perm) -> list[int]:
+        """The extents in buffer axis order `perm` (a `buf_layout` entry)."""
+        return [self.extents[p] for p in perm]
+
 
 class TilePlan:
     """Everything the lowering derives from (op, config) alone."""
@@ -177,8 +181,7 @@ class TilePlan:
     def local_shape(self, b: int) -> list[int]:
         """The shape of input b's local buffer: its local box in `buf_layout` axis order,
         rows (the innermost axis) `lcl_pad` elements longer where it has several axes."""
-        box = self.box(b, "lt")
-        shape = [box.extents[p] for p in self.cfg.buf_layout[0][b]]  # type: ignore[union-attr]
+        shape = self.box(b, "lt").shape(self.cfg.buf_layout[0][b])  # type: ignore[union-attr]
         if len(shape) > 1:
             shape[-1] += self.cfg.lcl_pad
         return shape

@@ -89,10 +89,6 @@ def alloc(kernel: KernelOp, elem, shape: Sequence[int], space) -> SSAValue:
     return e.emit(memref.AllocaOp.get(elem, shape=shape, memory_space=space))
 
 
-def box_shape(box: Box, perm: Sequence[int]) -> list[int]:
-    return [box.extents[p] for p in perm]  # type: ignore[index]
-
-
 def shifted_map(amap: AffineMap, cache: Cache) -> AffineMapAttr:
     """`map(point) - origin`, in the cache's axis order; origins are the symbols."""
     results = [amap.results[p] - AffineExpr.symbol(p) for p in cache.perm]
@@ -142,7 +138,7 @@ def promote(kernel: KernelOp) -> None:
         perm = cfg.buf_layout[1][b]
         origin = box_origin(e, box, private, list(cfg.pt_size))  # type: ignore[arg-type]
         cache = Cache(
-            alloc(kernel, op.input_element_types[b], box_shape(box, perm), PRV),  # type: ignore[arg-type]
+            alloc(kernel, op.input_element_types[b], box.shape(perm), PRV),  # type: ignore[arg-type]
             origin,
             perm,
             box.extents,  # type: ignore[union-attr]

@@ -115,8 +115,9 @@ def _keys(name: str, order: Sequence[int]) -> dict[str, float]:
 def config_params(op: ComputeOp, device: DeviceInfo, cfg: Config) -> dict[str, float] | None:
     """The draws under which `sample_config` gives `cfg`, or None if it cannot."""
     targets: dict[str, Any] = dict(res_mem=cfg.res_mem[0], combine_layer=cfg.combine_layer)
-    targets.update(vector_width=cfg.vector_width, unroll=cfg.unroll, prefetch=cfg.prefetch)
-    targets.update(lcl_pad=cfg.lcl_pad)
+    targets.update(
+        vector_width=cfg.vector_width, unroll=cfg.unroll, prefetch=cfg.prefetch, lcl_pad=cfg.lcl_pad
+    )
     for d in range(op.rank):
         targets.update({f"lt{d}": cfg.lt_size[d], f"pt{d}": cfg.pt_size[d]})
         targets.update({f"wi{d}": cfg.num_wi[d], f"wg{d}": cfg.num_wg[d]})
