@@ -8,7 +8,11 @@ their ratios hold even when absolute times drift. Each round runs the variants i
 new (seeded) random order: on PoCL the first kernel run after a long host computation
 is slow (measured: gaussian 4096² run right after numpy's 0.3 s einsum 21.2 ms, run
 again 11.3 ms), so a fixed order would charge that to whichever variant follows the
-slow peer, in every round.
+slow peer, in every round. Before each run the process waits until its threads are idle
+(`settle`): OpenBLAS's worker threads spin for about 110 ms after every call, and on a
+2-core machine a PoCL kernel timed in that window runs on one core (matvec 4096²: 2.0
+ms alone, 2.6-3.0 ms within 110 ms after numpy's `A @ x`). Every variant thus starts
+from sleeping threads, numpy's included.
 """
 
 from __future__ import annotations
@@ -77,11 +81,22 @@ def host_sampler(variant: str, run: Callable[[], object], note: str) -> Sampler:
     return Sampler(sample, {variant: note})
 
 
+def settle(quiet: float = 0.1, probe: float = 0.005, limit: float = 1.0) -> None:
+    """Wait until this process uses less than `quiet` of a core during a `probe`-second
+    sleep (its other threads idle), at most `limit` seconds."""
+    end = time.perf_counter() + limit
+    while time.perf_counter() < end:
+        start = time.process_time()
+        time.sleep(probe)
+        if time.process_time() - start < quiet * probe:
+            return
+
+
 def interleave(prepared: list[Sampler | Measurement], repeats: int) -> list[Measurement]:
     """Time every sampler `repeats` times, round-robin (each round in a new random
-    order), after one warm-up round; a sampler that raises is dropped and its variants
-    marked unavailable. Measurements in `prepared` (unavailable, or timed elsewhere) are
-    passed through in order."""
+    order, each run after `settle`), after one warm-up round; a sampler that raises is
+    dropped and its variants marked unavailable. Measurements in `prepared` (unavailable,
+    or timed elsewhere) are passed through in order."""
     failed: dict[int, str] = {}
     times: dict[str, list[float]] = {}
     samplers = [(i, p) for i, p in enumerate(prepared) if isinstance(p, Sampler)]
@@ -90,6 +105,7 @@ def interleave(prepared: list[Sampler | Measurement], repeats: int) -> list[Meas
         for i, sampler in order.sample(samplers, len(samplers)):
             if i in failed:
                 continue
+            settle()
             try:
                 result = sampler.sample()
             except Exception as e:  # noqa: BLE001 - the other variants go on

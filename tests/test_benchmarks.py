@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import csv
 import json
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -13,7 +15,7 @@ import pytest
 from benchmarks import clblast
 from benchmarks.__main__ import main
 from benchmarks.cases import BAR_CASES, parse_cases
-from benchmarks.measure import Roofline, Sampler
+from benchmarks.measure import Roofline, Sampler, settle
 from benchmarks.peers import copy_peer
 from benchmarks.run import case_data
 
@@ -92,3 +94,21 @@ def test_copy_peer_only_where_memory_bound() -> None:
     sampler = copy_peer(data, "cpu", Roofline(copy_bandwidth=1e6, fma_peak=1e12))
     assert isinstance(sampler, Sampler) and str(data.nbytes // 2 // 16 * 16) in sampler.notes["copy"]
     assert sampler.sample()["copy"] > 0
+
+
+def test_settle_waits_for_busy_threads() -> None:
+    """A thread spinning on after a call (as OpenBLAS's workers do) delays the next run
+    until it stops; an idle process is not delayed."""
+
+    def spin(seconds: float) -> None:
+        end = time.perf_counter() + seconds
+        while time.perf_counter() < end:
+            pass
+
+    start = time.perf_counter()
+    settle()
+    assert time.perf_counter() - start < 0.1
+    threading.Thread(target=spin, args=(0.3,)).start()
+    start = time.perf_counter()
+    settle()
+    assert time.perf_counter() - start > 0.25
