@@ -8,11 +8,12 @@ their ratios hold even when absolute times drift. Each round runs the variants i
 new (seeded) random order: on PoCL the first kernel run after a long host computation
 is slow (measured: gaussian 4096² run right after numpy's 0.3 s einsum 21.2 ms, run
 again 11.3 ms), so a fixed order would charge that to whichever variant follows the
-slow peer, in every round. Before each run the process waits until its threads are idle
-(`settle`): OpenBLAS's worker threads spin for about 110 ms after every call, and on a
-2-core machine a PoCL kernel timed in that window runs on one core (matvec 4096²: 2.0
-ms alone, 2.6-3.0 ms within 110 ms after numpy's `A @ x`). Every variant thus starts
-from sleeping threads, numpy's included.
+slow peer, in every round. On CPUs, each run waits until the process's threads are
+idle (`settle`): OpenBLAS's worker threads spin for about 110 ms after every call, and
+on a 2-core machine a PoCL kernel timed in that window runs on one core (matvec 4096²:
+2.0 ms alone, 2.6-3.0 ms within 110 ms after numpy's `A @ x`). Every variant thus
+starts from sleeping threads, numpy's included. GPU runs do not wait: an idle GPU
+clocks down (H100, dot 2^24 with a 5 ms pause before each run: the copy 46 -> 59 us).
 """
 
 from __future__ import annotations
@@ -92,9 +93,9 @@ def settle(quiet: float = 0.1, probe: float = 0.005, limit: float = 1.0) -> None
             return
 
 
-def interleave(prepared: list[Sampler | Measurement], repeats: int) -> list[Measurement]:
+def interleave(prepared: list[Sampler | Measurement], repeats: int, idle: bool) -> list[Measurement]:
     """Time every sampler `repeats` times, round-robin (each round in a new random
-    order, each run after `settle`), after one warm-up round; a sampler that raises is
+    order, each run after `settle` if `idle`), after one warm-up round; a sampler that raises is
     dropped and its variants marked unavailable. Measurements in `prepared` (unavailable,
     or timed elsewhere) are passed through in order."""
     failed: dict[int, str] = {}
@@ -105,7 +106,8 @@ def interleave(prepared: list[Sampler | Measurement], repeats: int) -> list[Meas
         for i, sampler in order.sample(samplers, len(samplers)):
             if i in failed:
                 continue
-            settle()
+            if idle:
+                settle()
             try:
                 result = sampler.sample()
             except Exception as e:  # noqa: BLE001 - the other variants go on

@@ -120,7 +120,7 @@ def run_case(
     prepared.append(attempt("ours default", default))
     for name in peers:
         prepared += peer_module.prepare(name, data, device, repeats, roofline)
-    result.measurements = interleave(prepared, repeats)
+    result.measurements = interleave(prepared, repeats, idle=device == "cpu")
     result.load = os.getloadavg()[0]
     for m in result.measurements:
         log(f"   {m.variant:>19}: " + (f"{m.median * 1e3:.4g} ms" if m.times else f"n/a ({m.note})"))
