@@ -17,6 +17,7 @@ Keys (D = number of dimensions, B = input buffers, K = output buffers):
 | combine_layer | 1 | "end", "lt" or "pt": when a work-item's partial results are flushed |
 | vector_width, unroll | 1 | positive integers |
 | prefetch | 1 | 0, 1 (load the next local tile's inputs into registers during this one) or 2 (also two local buffers, one barrier a tile) |
+| wg_combine | 1 | "kernel" or "last": who combines the partial results of work-groups that share a pw dimension, a second kernel or the last work-group to finish |
 | lcl_pad | 1 | elements added to each row (innermost axis) of a local buffer of two or more axes, against bank conflicts: 0 to 8 |
 """
 
@@ -31,6 +32,7 @@ LT_MEM = ("glb", "lcl")
 PT_MEM = ("glb", "prv")
 RES_MEM = ("prv", "lcl", "glb")
 COMBINE_LAYERS = ("end", "lt", "pt")
+WG_COMBINES = ("kernel", "last")
 MAX_LCL_PAD = 8
 
 
@@ -54,6 +56,7 @@ class Config:
     unroll: int = 1
     prefetch: int = 0
     lcl_pad: int = 0
+    wg_combine: str = "kernel"
 
     @staticmethod
     def keys() -> list[str]:
@@ -87,7 +90,7 @@ class Config:
         return replace(self, **changes)
 
 
-_OPTIONAL = ("combine_layer", "vector_width", "unroll", "prefetch", "lcl_pad")
+_OPTIONAL = ("combine_layer", "vector_width", "unroll", "prefetch", "lcl_pad", "wg_combine")
 
 
 def _to_lists(value: Any) -> Any:
@@ -186,3 +189,7 @@ class _Shape:
     def check_lcl_pad(self, key: str, value: Any) -> None:
         if not isinstance(value, int) or not 0 <= value <= MAX_LCL_PAD:
             raise ConfigError(f"{key} must be an integer from 0 to {MAX_LCL_PAD}, got {value!r}")
+
+    def check_wg_combine(self, key: str, value: Any) -> None:
+        if value not in WG_COMBINES:
+            raise ConfigError(f"{key} must be one of {list(WG_COMBINES)}, got {value!r}")

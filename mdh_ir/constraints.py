@@ -19,6 +19,7 @@ bound a resource name the limit in their message.
 | local-memory | local caches, accumulators and the work-item combine fit local memory |
 | private-memory | private caches and accumulators fit the private budget |
 | wi-combine | work-items can combine partial results (needs combine_layer "end"/"lt" and res_mem "prv"/"lcl" when a pw dimension has num_wi > 1) |
+| wg-combine | wg_combine "last" only on a device whose global-memory fences order across work-groups (`DeviceInfo.fences_across_groups`) |
 | pw-functions | every pw dimension uses the same combine function |
 | vector-width | with vector_width N > 1: the innermost loop (last of loop_order[1]) is over a dimension whose size, lt_size and pt_size are multiples of N (a pw dimension needs private accumulators, res_mem "prv", and a combine function with a known identity: each lane accumulates separately); every read moving along it is contiguous in the memory it reads (last axis, coefficient 1, no boundary mode outside caches); outputs written per point are contiguous along it; element types are 32-bit; the scalar function takes no index arguments |
 | implemented | res_mem is not "lcl" (not generated yet) |
@@ -252,6 +253,13 @@ def violations(op: ComputeOp, cfg: Config, device: DeviceInfo | None = None) -> 
             cfg.combine_layer != "pt" and "glb" not in cfg.res_mem,
             "a pw dimension has num_wi > 1, which needs combine_layer 'end' or 'lt' and no "
             "res_mem 'glb'",
+        )
+    if device is not None and cfg.wg_combine == "last":
+        rule(
+            "wg-combine",
+            device.fences_across_groups,
+            "wg_combine 'last' needs global-memory fences that order across work-groups "
+            "(NVIDIA's OpenCL, PoCL), not known for this device",
         )
     pw = {(c.func, c.builtin) for c in op.combines if c.kind == "pw"}
     rule("pw-functions", len(pw) <= 1, "pw dimensions with different combine functions")

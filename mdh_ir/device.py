@@ -41,6 +41,14 @@ class DeviceInfo:
         )
 
     @property
+    def fences_across_groups(self) -> bool:
+        """Whether `lowlevel.fence` orders memory for every work-group, as
+        `wg_combine = "last"` needs: NVIDIA's OpenCL (PTX `membar.gl`) and PoCL
+        (work-groups are threads of one coherent CPU; `atomic_inc` is a sequentially
+        consistent read-modify-write). OpenCL 1.2 orders only within a work-group."""
+        return any(p in self.platform for p in ("NVIDIA", "Portable Computing Language"))
+
+    @property
     def key(self) -> str:
         """Identifies the device in the tuning database."""
         return f"{self.platform}|{self.name}|{self.driver}"
@@ -48,12 +56,14 @@ class DeviceInfo:
 
 PRESETS = {
     "cpu": DeviceInfo(
-        "cpu", "generic CPU", 4096, (4096, 4096, 4096), 512 * 1024, 2, 16384, global_mem=16 * 2**30
+        "cpu", "generic CPU", 4096, (4096, 4096, 4096), 512 * 1024, 2, 16384,
+        platform="Portable Computing Language", global_mem=16 * 2**30,
     ),
     "gpu": DeviceInfo(
-        "gpu", "generic GPU", 1024, (1024, 1024, 64), 48 * 1024, 132, 512, global_mem=80 * 2**30
+        "gpu", "generic GPU", 1024, (1024, 1024, 64), 48 * 1024, 132, 512,
+        platform="NVIDIA CUDA", global_mem=80 * 2**30,
     ),
-}
-"""Device classes for lowering without a device at hand (`mdh-opt`). Global memory: a
-16 GiB host for the CPU class, an 80 GiB (H100-class, like its 132 compute units) device
-for the GPU class."""
+}  # fmt: skip
+"""Device classes for lowering without a device at hand (`mdh-opt`): PoCL on a CPU, and
+an NVIDIA (H100-class: 132 compute units, 80 GiB of global memory) GPU; 16 GiB of host
+memory for the CPU class."""

@@ -23,7 +23,7 @@ from xdsl.dialects.builtin import ModuleOp
 from mdh_ir.affine import dim_of, linear_results
 from mdh_ir.catalog import CATALOG
 from mdh_ir.device import DeviceInfo
-from mdh_ir.dialects.lowlevel import CopyOp, SlotOp
+from mdh_ir.dialects.lowlevel import CopyOp, KernelOp, SlotOp
 from mdh_ir.passes.lower_to_opencl import pipeline
 from mdh_ir.passes.prefetch import LowLevelPrefetch
 from mdh_ir.constraints import violations
@@ -303,4 +303,38 @@ def test_inside_copies(name: str) -> None:
         sizes, module, cfg = drawn
         lowered = prefetched(module, cfg, kind)
         assert any(isinstance(o, CopyOp) and o.inside() for o in lowered.walk())
+        check_draw(name, seed, sizes, module, cfg)
+
+
+LAST_GROUP_COMPUTATIONS = ["bmatmul", "dot", "mcc", "matvec", "prl", "reduce_sum"]
+
+
+def draw_last_group(name: str, seed: int):
+    """Awkward sizes and a configuration splitting a pw dimension across work-groups,
+    combined by the last work-group to finish; every other draw with work-groups of
+    several work-items (the barrier and the flag in local memory)."""
+    several = seed % 2 == 1
+
+    def pick(module, op, cfg, info):
+        plan = TilePlan(op, cfg)
+        if plan.pw_groups == 1 or (plan.wg_size > 1) != several:
+            return None
+        cfg = cfg.with_(wg_combine="last")
+        return None if violations(op, cfg, info) else cfg
+
+    return search(name, seed, awkward_sizes, pick)
+
+
+@pytest.mark.parametrize("name", LAST_GROUP_COMPUTATIONS)
+def test_last_group_combine(name: str) -> None:
+    """Work-group partial results combined by the last work-group (`wg_combine = "last"`:
+    a counter, fences, the output elements dealt out to its work-items) give the
+    reference result, with and without a combine function that has an identity (prl)."""
+    for seed in range(LANE_DRAWS):
+        drawn = draw_last_group(name, seed)
+        assert drawn is not None, f"no configuration of {name} splitting a pw dimension"
+        sizes, module, cfg = drawn
+        kernels = [o for o in lower(module, DeviceInfo.from_cl(select_device(TEST_DEVICE)), cfg).walk()
+                   if isinstance(o, KernelOp)]  # fmt: skip
+        assert not any(k.sym_name.data.endswith("_combine") for k in kernels)
         check_draw(name, seed, sizes, module, cfg)

@@ -140,14 +140,20 @@ def test_corpus_size_and_categories() -> None:
             "functions", "types", "sizes", "config", "rules"} <= categories  # fmt: skip
 
 
+DEVICE_RULES = {"wg-combine": "tests/test_runtime.py::test_last_work_group_needs_fences_across_work_groups"}
+"""Rules that the corpus's tools cannot break, and the test that does: the tools' devices
+(PoCL, the cpu and gpu classes) all order memory across work-groups."""
+
+
 def test_every_rule_has_a_corpus_file() -> None:
-    """Each rule of mdh_ir/constraints.py's table is broken by some corpus file."""
+    """Each rule of mdh_ir/constraints.py's table is broken by some corpus file (those of
+    `DEVICE_RULES` by their test instead)."""
     import mdh_ir.constraints
 
     rules = re.findall(r"^\| ([a-z-]+) \|", mdh_ir.constraints.__doc__ or "", re.M)
     assert len(rules) >= 12
     stated = " ".join(p.read_text(errors="replace") for p in FILES)
-    missing = [r for r in rules if r != "rule" and f"rule '{r}'" not in stated]
+    missing = [r for r in rules if r not in ("rule", *DEVICE_RULES) and f"rule '{r}'" not in stated]
     assert not missing, f"no corpus file breaks rule(s) {missing}"
 
 

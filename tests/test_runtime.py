@@ -3,10 +3,13 @@ errors, multiple kernels and temporaries, profiling times."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 from mdh_ir.catalog import CATALOG
+from mdh_ir.constraints import violations
 from mdh_ir.default_config import default_config
 from mdh_ir.device import PRESETS, DeviceInfo
 from mdh_ir.errors import MDHError
@@ -56,7 +59,7 @@ def test_build_failure_carries_log_and_source() -> None:
 def test_two_kernels_and_temporaries_and_profiling() -> None:
     """pw split over work-groups: a temporary and a second kernel combine partials."""
     module = CATALOG["dot"].build(k=5000)
-    cfg = default_config(find_compute(module), PRESETS["gpu"])
+    cfg = default_config(find_compute(module), PRESETS["gpu"]).with_(wg_combine="kernel")
     assert cfg.num_wg[0] == 5
     program = compile_module(module, "cpu", cfg)
     assert program.kernel_names() == ["dot_0", "dot_0_combine"]
@@ -64,6 +67,32 @@ def test_two_kernels_and_temporaries_and_profiling() -> None:
     outputs, times = program.run(inputs, repeats=3)
     check_outputs(module, inputs, outputs)
     assert len(times) == 3 and all(t > 0 for t in times)
+
+
+def test_last_work_group_combines_with_a_zeroed_counter() -> None:
+    """wg_combine "last" (the GPU default of dot): one kernel; the host zeroes the
+    counter before every run (a counter left at the 0xFF fill, or at the last run's
+    count, would leave the output unwritten and poisoned)."""
+    module = CATALOG["dot"].build(k=5000)
+    cfg = default_config(find_compute(module), PRESETS["gpu"])
+    assert (cfg.num_wg[0], cfg.wg_combine) == (5, "last")
+    program = compile_module(module, "cpu", cfg)
+    assert program.kernel_names() == ["dot_0"]
+    inputs = CATALOG["dot"].inputs(np.random.default_rng(2), k=5000)
+    resident = program.upload(inputs)
+    for _ in range(3):
+        check_outputs(module, inputs, program.run(resident)[0])
+
+
+def test_last_work_group_needs_fences_across_work_groups() -> None:
+    """A device whose fences are not known to order memory across work-groups (Oclgrind
+    reports the last work-group's reads as races) refuses wg_combine "last", and its
+    default keeps the second kernel."""
+    module = CATALOG["dot"].build(k=5000)
+    op = find_compute(module)
+    oclgrind = replace(PRESETS["gpu"], platform="Oclgrind")
+    assert [v.rule for v in violations(op, default_config(op, PRESETS["gpu"]), oclgrind)] == ["wg-combine"]
+    assert default_config(op, oclgrind).wg_combine == "kernel"
 
 
 def test_rejects_inputs_of_the_wrong_shape() -> None:

@@ -70,7 +70,8 @@ func.func @dot(%x: memref<100xf32>, %y: memref<100xf32>) -> memref<f32> {
      md_hom = {scalar_func = @mul, combine_ops = [["pw", @add]]},
      out_view = [[affine_map<(k) -> ()>]]}
     {inp_types = [f32, f32], mda_size = [100], out_types = [f32],
-     config = #mdh.config<num_wg = [4], num_wi = [1], lt_size = [25], pt_size = [25], ocl_dim = [[0], [1]]>}
+     config = #mdh.config<num_wg = [4], num_wi = [1], lt_size = [25], pt_size = [25], ocl_dim = [[0], [1]],
+                          wg_combine = "kernel">}
     (%x, %y) : (memref<100xf32>, memref<100xf32>) -> memref<f32>
   func.return %r : memref<f32>
 }

@@ -15,7 +15,11 @@
 //   matmul_first, which also carries the flags through the tree);
 // - a pw dimension split across work-groups: a temporary [work-group, output element]
 //   as an extra kernel argument and buffer, and a second kernel <name>_combine launched
-//   after the first (matvec_wg);
+//   after the first (matvec_wg); with wg_combine "last", instead of the second kernel, the
+//   end of the kernel: a barrier on global memory, work-item 0 increments a counter
+//   (zeroed by the host) between two fences, and the work-group that counts last combines
+//   the temporary into the outputs, its work-items taking the elements in turn
+//   (matvec_last);
 // - combine_layer "lt": a flush per local tile, combined with the earlier flushes
 //   unless the pw "lt" loop is in its first step (matvec_lt);
 // - res_mem "glb": combined straight into the output (matmul_glb);
@@ -210,6 +214,57 @@ func.func @matvec_wg(%M: memref<10x12xf32>, %v: memref<12xf32>) -> memref<10xf32
     {inp_types = [f32, f32], mda_size = [10, 12], out_types = [f32],
      config = #mdh.config<num_wg = [2, 3], num_wi = [1, 1], lt_size = [5, 4], pt_size = [5, 4],
                           ocl_dim = [[1, 0], [2, 2]]>}
+    (%M, %v) : (memref<10x12xf32>, memref<12xf32>) -> memref<10xf32>
+  func.return %w : memref<10xf32>
+}
+// matvec_last: k split over 3 work-groups of 2 work-items (on i), combined by the last
+// work-group to finish: it sees 2 (the third) in the counter, shares that through local
+// memory, and its work-items 0 and 1 take the elements 0, 2, 4, ... and 1, 3, 5, ...
+// CHECK-LABEL: lowlevel.kernel @matvec_last_0(
+// CHECK-SAME:    %{{[0-9]+}}: memref<10xf32>, [[T:%[0-9]+]]: memref<3x10xf32>, [[N:%[0-9]+]]: memref<1xi32>)
+// CHECK-NEXT:    [[LAST:%[0-9]+]] = memref.alloca() : memref<1xi1, "lcl">
+// CHECK:         [[WI:%[0-9]+]] = lowlevel.local_id 0
+// CHECK:         memref.store %{{[0-9]+}}, [[T]]
+// CHECK:         lowlevel.barrier global
+// CHECK:         [[IS0:%[0-9]+]] = arith.cmpi eq, [[WI]], %{{[0-9]+}} : index
+// CHECK-NEXT:    scf.if [[IS0]] {
+// CHECK-NEXT:      lowlevel.fence
+// CHECK-NEXT:      [[Z:%[0-9]+]] = arith.constant 0 : index
+// CHECK-NEXT:      [[BEFORE:%[0-9]+]] = lowlevel.atomic_inc [[N]]{{\[}}[[Z]]] : memref<1xi32>
+// CHECK-NEXT:      lowlevel.fence
+// CHECK-NEXT:      [[TWO:%[0-9]+]] = arith.constant 2 : i32
+// CHECK-NEXT:      [[ISLAST:%[0-9]+]] = arith.cmpi eq, [[BEFORE]], [[TWO]] : i32
+// CHECK-NEXT:      [[Z2:%[0-9]+]] = arith.constant 0 : index
+// CHECK-NEXT:      memref.store [[ISLAST]], [[LAST]]{{\[}}[[Z2]]] : memref<1xi1, "lcl">
+// CHECK-NEXT:    }
+// CHECK-NEXT:    lowlevel.barrier
+// CHECK-NEXT:    [[Z3:%[0-9]+]] = arith.constant 0 : index
+// CHECK-NEXT:    [[GO:%[0-9]+]] = memref.load [[LAST]]{{\[}}[[Z3]]] : memref<1xi1, "lcl">
+// CHECK-NEXT:    scf.if [[GO]] {
+// CHECK-NEXT:      [[TEN:%[0-9]+]] = arith.constant 10 : index
+// CHECK-NEXT:      [[STEP:%[0-9]+]] = arith.constant 2 : index
+// CHECK-NEXT:      scf.for [[ITEM:%[0-9]+]] = [[WI]] to [[TEN]] step [[STEP]] {
+// CHECK:             memref.load [[T]]{{\[}}%{{[0-9]+}}, [[ITEM]]] : memref<3x10xf32>
+// CHECK:             memref.load [[T]]{{\[}}%{{[0-9]+}}, [[ITEM]]] : memref<3x10xf32>
+// CHECK:             memref.load [[T]]{{\[}}%{{[0-9]+}}, [[ITEM]]] : memref<3x10xf32>
+// CHECK:             memref.store %{{[0-9]+}}, %{{[0-9]+}}{{\[}}[[ITEM]]] : memref<10xf32>
+// CHECK-NOT:   lowlevel.kernel @matvec_last_0_combine
+// CHECK-LABEL: func.func @matvec_last(
+// CHECK-NEXT:    %w = memref.alloc() : memref<10xf32>
+// CHECK-NEXT:    [[TMP:%[0-9]+]] = memref.alloc() : memref<3x10xf32>
+// CHECK-NEXT:    [[CNT:%[0-9]+]] = memref.alloc() : memref<1xi32>
+// CHECK-NEXT:    [[ZERO:%[0-9]+]] = arith.constant 0 : i32
+// CHECK-NEXT:    lowlevel.fill [[CNT]] with [[ZERO]] : memref<1xi32>, i32
+// CHECK-NEXT:    lowlevel.launch @matvec_last_0(%M, %v, %w, [[TMP]], [[CNT]]) global [6, 1, 1] local [2, 1, 1]
+// CHECK-NEXT:    func.return %w : memref<10xf32>
+func.func @matvec_last(%M: memref<10x12xf32>, %v: memref<12xf32>) -> memref<10xf32> {
+  %w = mdh.compute "matvec_last"
+    {inp_view = [[affine_map<(i, k) -> (i, k)>], [affine_map<(i, k) -> (k)>]],
+     md_hom = {scalar_func = @mul, combine_ops = ["cc", ["pw", @add]]},
+     out_view = [[affine_map<(i, k) -> (i)>]]}
+    {inp_types = [f32, f32], mda_size = [10, 12], out_types = [f32],
+     config = #mdh.config<num_wg = [1, 3], num_wi = [2, 1], lt_size = [10, 4], pt_size = [5, 4],
+                          ocl_dim = [[1, 0], [0, 2]], wg_combine = "last">}
     (%M, %v) : (memref<10x12xf32>, memref<12xf32>) -> memref<10xf32>
   func.return %w : memref<10xf32>
 }

@@ -138,7 +138,7 @@ func.func @padded(%A: memref<10x16xf32>, %B: memref<16x20xf32>) -> memref<10x20x
     {inp_types = [f32, f32], mda_size = [10, 20, 16], out_types = [f32],
      config = #mdh.config<num_wg = [3, 2, 1], num_wi = [2, 4, 1], lt_size = [4, 8, 8], pt_size = [2, 2, 4],
                           inp_mem = [["lcl", "lcl"], ["prv", "glb"]],
-                          buf_layout = [[[1, 0], [0, 1]], [[1, 0], [0, 1]]], ocl_dim = [[1, 0, 2], [1, 0, 2]], lcl_pad = 1>}
+                          buf_layout = [[[1, 0], [0, 1]], [[1, 0], [0, 1]]], ocl_dim = [[1, 0, 2], [1, 0, 2]], lcl_pad = 1, wg_combine = "kernel">}
     (%A, %B) : (memref<10x16xf32>, memref<16x20xf32>) -> memref<10x20xf32>
   func.return %C : memref<10x20xf32>
 }

@@ -9,12 +9,15 @@ ops step by step (DESIGN.md section 5):
   `accumulate` (an abstract combine of a point's result into the outputs);
 - `mdh-assign-asm`: `kernel` / `launch`, `group_id` / `local_id`;
 - `mdh-promote-memory`: `copy` into buffers of memory space "lcl" or "prv", `barrier`;
-- `mdh-place-combine`: `fill`, and accumulation spelled out with memref/arith/scf;
+- `mdh-place-combine`: `fill`, and accumulation spelled out with memref/arith/scf; for
+  the last work-group's combine, `atomic_inc`, `fence` and a barrier on global memory
+  (and, in the host function, a `fill` of the counter);
 - `lowlevel-prefetch`: the `staged` halves of a `copy`, `slot` (one of a local tile's two
   buffers).
 
-`lowlevel-expand` rewrites `tile_for`, `view_load`, `copy` and `fill` into scf/arith/
-memref, leaving only what the OpenCL printer maps one-to-one.
+`lowlevel-expand` rewrites `tile_for`, `view_load`, `copy` and a kernel's `fill` into
+scf/arith/memref, leaving only what the OpenCL printer maps one-to-one (a host
+function's `fill` is the runtime's: it fills the buffer before the launches).
 
 Memory spaces: a memref without memory space lives in global memory; `"lcl"` is OpenCL
 local memory, `"prv"` private memory.
@@ -26,7 +29,9 @@ import math
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import (
+    I32,
     I64,
+    i32,
     i64,
     AffineMapAttr,
     ArrayAttr,
@@ -37,6 +42,7 @@ from xdsl.dialects.builtin import (
     MemRefType,
     StringAttr,
     SymbolRefAttr,
+    UnitAttr,
     VectorType,
 )
 from xdsl.dialects.utils import parse_func_op_like, print_func_op_like
@@ -472,11 +478,42 @@ class FillOp(IRDLOperation):
 
 @irdl_op_definition
 class BarrierOp(IRDLOperation):
-    """Work-group barrier with a local-memory fence."""
+    """Work-group barrier with a local-memory fence, and a global-memory one if `global`."""
 
     name = "lowlevel.barrier"
+    global_memory = opt_prop_def(UnitAttr, prop_name="global")
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+    assembly_format = "(`global` $global^)? attr-dict"
+
+    def __init__(self, global_memory: bool = False):
+        super().__init__(properties={"global": UnitAttr()} if global_memory else {})
+
+
+@irdl_op_definition
+class FenceOp(IRDLOperation):
+    """A global-memory fence for every work-group: the work-item's accesses before it are
+    ordered, for every work-group, before those after it (printed as PTX's `membar.gl` on
+    NVIDIA's OpenCL, `mem_fence(CLK_GLOBAL_MEM_FENCE)` elsewhere)."""
+
+    name = "lowlevel.fence"
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
     assembly_format = "attr-dict"
+
+
+@irdl_op_definition
+class AtomicIncOp(IRDLOperation):
+    """`atomic_inc(&memref[indices])`: add one to a 32-bit integer of global memory,
+    atomically; the result is its value before."""
+
+    name = "lowlevel.atomic_inc"
+    memref = operand_def(MemRefType)
+    indices = var_operand_def(IndexType)
+    result = result_def(I32)
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+    assembly_format = "$memref `[` $indices `]` attr-dict `:` type($memref)"
+
+    def __init__(self, memref: SSAValue, indices: Sequence[SSAValue]):
+        super().__init__(operands=[memref, indices], result_types=[i32])
 
 
 class _IdOp(IRDLOperation):
@@ -594,6 +631,8 @@ LowLevel = Dialect(
         SlotOp,
         FillOp,
         BarrierOp,
+        FenceOp,
+        AtomicIncOp,
         GroupIdOp,
         LocalIdOp,
         KernelOp,

@@ -18,7 +18,8 @@ arith, math, memref.load/store/alloca, func.call, group/local ids, barriers):
   moves each element or vector into the turn's place in the stage, its store half from
   there, under the same conditions; a copy marked `inside` moves without checking that
   its elements or vectors lie inside the source;
-- `fill` becomes stores.
+- a kernel's `fill` becomes stores (a host function's stays: the runtime fills the
+  buffer).
 
 Loops over private arrays are unrolled so that the arrays can live in registers: an
 `scf.for` with a constant trip count of at most `FULL_UNROLL` whose body reads or writes
@@ -41,7 +42,7 @@ from dataclasses import dataclass
 from math import prod
 
 from xdsl.context import Context
-from xdsl.dialects import arith, memref, scf, vector
+from xdsl.dialects import arith, func, memref, scf, vector
 from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, VectorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import (
@@ -320,7 +321,7 @@ class LowLevelExpand(ModulePass):
                 expand_view_load(o)
             elif isinstance(o, CopyOp):
                 expand_copy(o)
-            elif isinstance(o, FillOp):
+            elif isinstance(o, FillOp) and not isinstance(o.parent_op(), func.FuncOp):
                 expand_fill(o)
         for loop in [o for o in op.walk() if isinstance(o, TileForOp)]:
             expand_tile_for(loop)

@@ -16,9 +16,13 @@ Replaces each `lowlevel.accumulate` with explicit code, following `mdh_ir.tiling
   with earlier flushes when pw loops lie outside the scope.
 - with `res_mem` "glb", every value is combined directly into its destination.
 
-Work-group partial results are combined by a second kernel (`<name>_combine`), and each
-`ps` dimension is scanned afterwards by a kernel (`<name>_scan<d>`) that walks each line
-of the outputs along that dimension.
+Work-group partial results are combined (`wg_combine`) by a second kernel
+(`<name>_combine`, one work-item per output element), or, with "last", at the end of the
+kernel by the last work-group to finish: a counter buffer (zeroed by the host function)
+counts the finished work-groups with `atomic_inc` between fences, after a barrier on
+global memory; the work-group that counts last combines every output element, its
+work-items taking the elements in turn. Each `ps` dimension is scanned afterwards by a
+kernel (`<name>_scan<d>`) that walks each line of the outputs along that dimension.
 """
 
 from collections.abc import Callable, Sequence
@@ -27,7 +31,7 @@ from math import prod
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, math, memref
-from xdsl.dialects.builtin import Float32Type, Float64Type, MemRefType, ModuleOp
+from xdsl.dialects.builtin import Float32Type, Float64Type, ModuleOp, i32
 from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -39,7 +43,9 @@ from mdh_ir.dialects.lowlevel import (
     LOCAL_SIZE_ATTR,
     PRV,
     AccumulateOp,
+    AtomicIncOp,
     BarrierOp,
+    FenceOp,
     FillOp,
     GroupIdOp,
     KernelOp,
@@ -104,6 +110,7 @@ class Placement:
             for lp in tile_chain(kernel, layer)
         }
         self.point = list(self.acc.point)
+        self.outputs = list(self.acc.outputs)
         self.types = [v.type for v in self.acc.values]
         pw = [c for c in self.op.combines if c.kind == "pw"]
         self.pw = pw[0] if pw else None
@@ -330,7 +337,9 @@ class Placement:
             if not any(r.uses for r in call.results):
                 call.detach()
                 call.erase()
-        if temps is not None:
+        if temps is not None and plan.cfg.wg_combine == "last":
+            self.add_last_group_combine(module, temps)
+        elif temps is not None:
             self.add_combine_kernel(module)
         for d in range(plan.rank):
             if plan.kind(d) == "ps":
@@ -344,21 +353,25 @@ class Placement:
             op for op in module.walk() if isinstance(op, LaunchOp) and op.kernel.string_value() == name
         )
 
-    def add_temps(self, module: ModuleOp) -> list[SSAValue]:
-        """Temporary buffers [work-group, output element] as new kernel arguments."""
-        elems = prod(self.plan.sizes[d] for d in self.plan.kept_dims)
-        types = [MemRefType(t, [self.plan.pw_groups, elems]) for t in self.types]
+    def pass_buffers(self, module: ModuleOp, buffers: list[SSAValue]) -> list[SSAValue]:
+        """Host `buffers` added to the kernel's launch; returns the new kernel arguments."""
         launch = self.launch(module)
-        host = Emitter.before(launch)
-        temps = [host.emit(memref.AllocOp.get(t.element_type, shape=t.get_shape())) for t in types]
-        launch.operands = [*launch.args, *temps]
+        launch.operands = [*launch.args, *buffers]
         block = self.kernel.body.block
-        args = [block.insert_arg(t, len(block.args)) for t in types]
+        args = [block.insert_arg(b.type, len(block.args)) for b in buffers]
         self.kernel.function_type = type(self.kernel.function_type).from_lists(
             [a.type for a in block.args], []
         )
-        self.temps_host = temps
         return args
+
+    def add_temps(self, module: ModuleOp) -> list[SSAValue]:
+        """Temporary buffers [work-group, output element] as new kernel arguments."""
+        elems = prod(self.plan.sizes[d] for d in self.plan.kept_dims)
+        host = Emitter.before(self.launch(module))
+        self.temps_host = [
+            host.emit(memref.AllocOp.get(t, shape=[self.plan.pw_groups, elems])) for t in self.types
+        ]
+        return self.pass_buffers(module, self.temps_host)
 
     def side_kernel(self, module: ModuleOp, name: str, buffers, items: int, body) -> None:
         """A kernel with one work-item per item (1-D NDRange), launched after the others."""
@@ -376,30 +389,72 @@ class Placement:
         launch = LaunchOp(name, buffers, [groups * SIDE, 1, 1], [SIDE, 1, 1])
         Rewriter.insert_op(launch, InsertPoint.after(last))
 
+    def combine_partials(self, e: Emitter, item: SSAValue, temps, outputs) -> None:
+        """The outputs at `item` (row-major position among the kept dimensions) from the
+        work-groups' partial results there."""
+        plan, amap = self.plan, self.op.output_maps[0]
+        values = [e.load(t, [e.const(0), item]) for t in temps]
+        for p in range(1, plan.pw_groups):
+            more = [e.load(t, [e.const(p), item]) for t in temps]
+            values = combine_values(e, self.pw, values, more)  # type: ignore[arg-type]
+        coords = e.delinearize(item, [plan.sizes[r.position] for r in amap.results])
+        point: list[SSAValue] = [e.const(0)] * plan.rank
+        for r, c in zip(amap.results, coords):
+            point[r.position] = c
+        for v, out, m in zip(values, outputs, self.op.output_maps):
+            e.store(v, out, out_index(m, point))
+
     def add_combine_kernel(self, module: ModuleOp) -> None:
-        plan = self.plan
+        """`wg_combine = "kernel"`: a second kernel, one work-item per output element."""
         outputs = list(self.launch(module).args[len(self.op.inputs) : len(self.op.inputs) + len(self.types)])
         temps = self.temps_host
-        elems = prod(plan.sizes[d] for d in plan.kept_dims)
-        amap = self.op.output_maps[0]
-        kept_shape = [plan.sizes[r.position] for r in amap.results]
+        elems = prod(self.plan.sizes[d] for d in self.plan.kept_dims)
 
         def body(e: Emitter, item: SSAValue, args) -> None:
-            temp_args, out_args = args[: len(temps)], args[len(temps) :]
-            values = [e.load(t, [e.const(0), item]) for t in temp_args]
-            for p in range(1, plan.pw_groups):
-                more = [e.load(t, [e.const(p), item]) for t in temp_args]
-                values = combine_values(e, self.pw, values, more)  # type: ignore[arg-type]
-            coords = e.delinearize(item, kept_shape)
-            point: list[SSAValue] = [e.const(0)] * plan.rank
-            for r, c in zip(amap.results, coords):
-                point[r.position] = c
-            for v, out, m in zip(values, out_args, self.op.output_maps):
-                e.store(v, out, out_index(m, point))
+            self.combine_partials(e, item, args[: len(temps)], args[len(temps) :])
 
         self.side_kernel(
             module, f"{self.kernel.sym_name.data}_combine", [*temps, *outputs], elems, body
         )
+
+    def add_last_group_combine(self, module: ModuleOp, temps: list[SSAValue]) -> None:
+        """`wg_combine = "last"`: at the kernel's end, each work-group counts itself done
+        in a counter (zeroed by the host before the launch); the one that counts last
+        combines the partial results, its work-items taking the output elements in turn.
+        Ordering: every work-item's partial results precede the barrier on global
+        memory; work-item 0 then fences, increments, fences; the last group's loads
+        follow its barrier (a work-group of one work-item needs none). Across work-groups
+        this relies on the fence being device-wide (`DeviceInfo.fences_across_groups`):
+        OpenCL 1.2 itself orders memory only within a work-group."""
+        plan, launch, block = self.plan, self.launch(module), self.kernel.body.block
+        groups = prod(g // w for g, w in zip(launch.global_size.get_values(), launch.local_size.get_values()))
+        host = Emitter.before(launch)
+        counter = host.emit(memref.AllocOp.get(i32, shape=[1]))
+        host.op(FillOp(counter, host.const(0, i32)))
+        (count,) = self.pass_buffers(module, [counter])
+        size = plan.wg_size
+        e = Emitter.at_end(block)
+        if size > 1:
+            e.op(BarrierOp(global_memory=True))
+            me = linear_id(e, self.wi_ids(range(plan.rank)), plan.cfg.num_wi)
+            counting = e.if_(e.cmp("eq", me, 0))
+            assert counting is not None
+        else:
+            me, counting = e.const(0), e
+        counting.op(FenceOp())
+        before = counting.emit(AtomicIncOp(count, [counting.const(0)]))
+        counting.op(FenceOp())
+        last = counting.cmp("eq", before, counting.const(groups - 1, i32))
+        if size > 1:
+            flag = Emitter.at_start(block).emit(memref.AllocaOp.get(i1, shape=[1], memory_space=LCL))
+            counting.store(last, flag, [0])
+            e.op(BarrierOp())
+            last = e.load(flag, [0])
+        combine = e.if_(last)
+        assert combine is not None
+        elems = prod(plan.sizes[d] for d in plan.kept_dims)
+        item, body = combine.for_(me, elems, size)
+        self.combine_partials(body, item, temps, self.outputs)
 
     def add_scan_kernel(self, module: ModuleOp, d: int) -> None:
         plan = self.plan

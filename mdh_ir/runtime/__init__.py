@@ -24,7 +24,6 @@ with `-cl-opt-disable` there.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
 from functools import cache
 
 import numpy as np
@@ -36,10 +35,11 @@ from xdsl.ir import SSAValue
 from mdh_ir.config import Config
 from mdh_ir.constraints import violations
 from mdh_ir.device import DeviceInfo
-from mdh_ir.dialects.lowlevel import BarrierOp, LaunchOp
+from mdh_ir.dialects.lowlevel import BarrierOp, FillOp, LaunchOp
 from mdh_ir.dialects.mdh import ComputeOp
 from mdh_ir.emit_opencl import opencl_source
 from mdh_ir.errors import MDHError
+from mdh_ir.passes.emit import constant_value
 from mdh_ir.passes.lower_to_opencl import pipeline
 from mdh_ir.semantics.reference import find_compute
 from mdh_ir.semantics.scalar_eval import numpy_dtype
@@ -133,18 +133,6 @@ def lower(module: ModuleOp, info: DeviceInfo, config: Config | None = None) -> M
     return lowered
 
 
-@dataclass
-class Step:
-    """One host action: allocate a buffer, or launch a kernel on buffers."""
-
-    kind: str
-    value: SSAValue | None = None
-    kernel: str = ""
-    args: list[SSAValue] = field(default_factory=list)
-    global_size: tuple[int, ...] = ()
-    local_size: tuple[int, ...] = ()
-
-
 class Program:
     """One computation compiled for one device."""
 
@@ -209,6 +197,12 @@ class Program:
                     nbytes = int(np.prod(t.get_shape())) * numpy_dtype(t.element_type).itemsize  # type: ignore
                     buffers[op.memref] = cl.Buffer(self.ctx, mf.READ_WRITE, size=max(nbytes, 1))
                     cl.enqueue_fill_buffer(self.queue, buffers[op.memref], np.uint8(0xFF), 0, nbytes)
+                elif isinstance(op, FillOp):
+                    t = op.dest.type
+                    dtype = numpy_dtype(t.element_type)  # type: ignore[attr-defined]
+                    nbytes = int(np.prod(t.get_shape())) * dtype.itemsize  # type: ignore[attr-defined]
+                    value = dtype.type(constant_value(op.value))
+                    cl.enqueue_fill_buffer(self.queue, buffers[op.dest], value, 0, nbytes)
                 elif isinstance(op, LaunchOp):
                     kernel = self.kernels[op.kernel.string_value()]
                     event = kernel(

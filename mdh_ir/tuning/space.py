@@ -11,7 +11,8 @@ that cannot change the program are not drawn: the layout of a buffer that is not
 cached, the OpenCL dimension of a dimension with one work-group or one work-item (2),
 the combine layer of a computation without reductions, the order of the local-tile
 loops when at most one of them takes more than one step (identity), `prefetch` without
-local buffers, `lcl_pad` without a local buffer of two or more axes.
+local buffers, `lcl_pad` without a local buffer of two or more axes, `wg_combine`
+without a pw dimension split across work-groups.
 
 Every parameter is drawn as `trial.suggest_float(name, 0, 1)` and mapped onto its
 ordered list of choices (`choose`): each name keeps one fixed distribution even though
@@ -116,7 +117,8 @@ def config_params(op: ComputeOp, device: DeviceInfo, cfg: Config) -> dict[str, f
     """The draws under which `sample_config` gives `cfg`, or None if it cannot."""
     targets: dict[str, Any] = dict(res_mem=cfg.res_mem[0], combine_layer=cfg.combine_layer)
     targets.update(
-        vector_width=cfg.vector_width, unroll=cfg.unroll, prefetch=cfg.prefetch, lcl_pad=cfg.lcl_pad
+        vector_width=cfg.vector_width, unroll=cfg.unroll, prefetch=cfg.prefetch, lcl_pad=cfg.lcl_pad,
+        wg_combine=cfg.wg_combine,
     )
     for d in range(op.rank):
         targets.update({f"lt{d}": cfg.lt_size[d], f"pt{d}": cfg.pt_size[d]})
@@ -210,6 +212,9 @@ def sample_config(op: ComputeOp, device: DeviceInfo, trial: Trial, around: Confi
         lcl_pad=choose(trial, "lcl_pad", LCL_PADS) if any(
             m == "lcl" and r > 1 for m, r in zip(lcl, ranks)
         ) else 0,
+        wg_combine=choose(trial, "wg_combine", ["kernel", "last"]) if any(
+            wg[d] > 1 for d in range(rank) if kinds[d] == "pw"
+        ) else "kernel",
     )
     found = violations(op, cfg, device)
     if found:
