@@ -17,7 +17,8 @@
 //   tiles along the dimensions it does not depend on, keeping 8 work-groups (@panel: 64 tiles
 //   of 4 x 16 along i, B in local memory); where an input is not contiguous along the output's
 //   innermost dimension, it is packed transposed (@contraction: B's f axis last, vectors of 16
-//   along f, rows along b, which A reads contiguously);
+//   along f, rows along b, which A reads contiguously); without pw dimensions, a tile read
+//   as vectors is one row (@copy: 1 x 16), one without vectors keeps its rows;
 // - for gpu, up to 256 work-items per work-group, pt_size 1; with few outputs the work-items go
 //   to the innermost pw dimension (matvec, matmul), else to the kept dimensions (jacobi1d);
 //   a pw dimension shared by work-items is one local tile, its elements dealt out in turn
@@ -254,6 +255,10 @@ func.func @transpose(%x: memref<64x96xf32>) -> memref<96x64xf32> {
   func.return %y : memref<96x64xf32>
 }
 
+// CPU-LABEL: func.func @copy(
+// CPU:      mdh.compute "copy"
+// CPU-SAME: config = #mdh.config<num_wg = [64, 2], num_wi = [1, 1], lt_size = [1, 48], pt_size = [1, 16],
+// CPU-SAME: vector_width = 16,
 // GPU-LABEL: func.func @copy(
 // GPU:      mdh.compute "copy"
 // GPU-SAME: config = #mdh.config<num_wg = [7, 1], num_wi = [10, 24], lt_size = [10, 96], pt_size = [1, 4],
