@@ -162,9 +162,9 @@ FLUSH_COMPUTATIONS = ["bmatmul", "gaussian", "matmul", "reduce_max", "reduce_sum
 
 @pytest.mark.parametrize("name", FLUSH_COMPUTATIONS)
 def test_vector_flush(name: str) -> None:
-    """Vectorized kept dimensions: every draw gives the reference result, and some flush
-    their accumulators with vector stores (those whose work-items do not share a
-    reduction through local memory)."""
+    """Vectorized kept dimensions: every draw gives the reference result, and on CPUs
+    some flush their accumulators with vector stores (those whose work-items do not share
+    a reduction through local memory; GPUs keep scalar flushes: `lower-to-opencl`)."""
     info = DeviceInfo.from_cl(select_device(TEST_DEVICE))
     vectorized = 0
     for seed in range(LANE_DRAWS):
@@ -173,7 +173,7 @@ def test_vector_flush(name: str) -> None:
         sizes, module, config = drawn
         vectorized += any(isinstance(o, vector.StoreOp) for o in lower(module, info, config).walk())
         check_draw(name, seed, sizes, module, config)
-    assert vectorized, f"no draw of {name} flushed with vector stores"
+    assert vectorized or info.kind == "gpu", f"no draw of {name} flushed with vector stores"
 
 
 PREFETCH_COMPUTATIONS = ["bmatmul", "gaussian", "jacobi3d", "matmul", "mcc", "tensor_contraction"]
