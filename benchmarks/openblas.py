@@ -105,7 +105,8 @@ def _main(case_json: str, repeats: str) -> None:
     from benchmarks.peers import numpy_peer
     from benchmarks.run import case_data
 
-    (measurement,) = interleave([numpy_peer(case_data(Case(**json.loads(case_json))))], int(repeats), idle=True)
+    data = case_data(Case(**json.loads(case_json)))
+    (measurement,) = interleave([numpy_peer(data)], int(repeats), idle=True)
     print(json.dumps(asdict(measurement)))
 
 

@@ -260,9 +260,10 @@ def _cpu_config(op: ComputeOp, device: DeviceInfo, inner: int) -> Config:
     tile packed in a panel where `_packed_panel` applies. Without a reduction, a tile
     read as vectors is one row: more rows reuse nothing and only add streams (PoCL,
     jacobi3d 256^3: 4 rows of 16, 18 ms; one row, 8.1; exp 6.1 and 5.7 ms), while a
-    tile without vectors keeps its rows (transpose: 4 rows 10 ms, one row 19). Where no vector width applies
-    because an input is not contiguous along `inner`, the output's innermost dimension,
-    the transposed panel of `_transposed_panel` if there is one."""
+    tile without vectors keeps its rows (transpose: 4 rows 10 ms, one row 19). Where
+    no vector width applies because an input is not contiguous along `inner`, the
+    output's innermost dimension, the transposed panel of `_transposed_panel` if there
+    is one."""
     kept, pw = _kinds(op)
     order = [d for d in kept if d != inner] + ([inner] if inner in kept else [])
     if inner in pw:

@@ -6,7 +6,8 @@ row-major (global: kernel pointer arguments; "lcl": `__local` arrays; "prv": pri
 arrays), scalar `func.func`s as OpenCL functions (several results through pointers),
 `lowlevel.kernel`s as `__kernel` functions. Index values are 32-bit `int` (the
 constraint check keeps every index below 2^31). Host functions print as a comment block
-describing buffers and launches.
+describing buffers, fills and launches. A `lowlevel.fence` prints as `MDH_DEVICE_FENCE()`,
+defined at the top (`DEVICE_FENCE`).
 """
 
 from __future__ import annotations
