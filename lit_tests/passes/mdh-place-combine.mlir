@@ -19,7 +19,8 @@
 //   end of the kernel: a barrier on global memory, work-item 0 increments a counter
 //   (zeroed by the host) between two fences, and the work-group that counts last combines
 //   the temporary into the outputs, its work-items taking the elements in turn
-//   (matvec_last);
+//   (matvec_last); more than 256 partial results of an output are combined in a loop
+//   unrolled 16 times, accumulating in private memory (dot_many);
 // - combine_layer "lt": a flush per local tile, combined with the earlier flushes
 //   unless the pw "lt" loop is in its first step (matvec_lt);
 // - res_mem "glb": combined straight into the output (matmul_glb);
@@ -267,6 +268,32 @@ func.func @matvec_last(%M: memref<10x12xf32>, %v: memref<12xf32>) -> memref<10xf
                           ocl_dim = [[1, 0], [0, 2]], wg_combine = "last">}
     (%M, %v) : (memref<10x12xf32>, memref<12xf32>) -> memref<10xf32>
   func.return %w : memref<10xf32>
+}
+// dot_many: 300 work-groups' partial results, combined in a loop (not 300 loads of
+// straight-line code) over a private accumulator that starts at the first of them.
+// CHECK-LABEL: lowlevel.kernel @dot_many_0_combine(
+// CHECK-SAME:    [[T:%[0-9]+]]: memref<300x1xf32>, [[R:%[0-9]+]]: memref<f32>)
+// CHECK:         [[FIRST:%[0-9]+]] = memref.load [[T]]{{\[}}%{{[0-9]+}}, [[ITEM:%[0-9]+]]] : memref<300x1xf32>
+// CHECK-NEXT:    [[ACC:%[0-9]+]] = memref.alloca() : memref<1xf32, "prv">
+// CHECK-NEXT:    [[Z:%[0-9]+]] = arith.constant 0 : index
+// CHECK-NEXT:    memref.store [[FIRST]], [[ACC]]{{\[}}[[Z]]] : memref<1xf32, "prv">
+// CHECK:         scf.for [[P:%[0-9]+]] = %{{[0-9]+}} to %{{[0-9]+}} step %{{[0-9]+}} {
+// CHECK:           [[OLD:%[0-9]+]] = memref.load [[ACC]]
+// CHECK-NEXT:      [[MORE:%[0-9]+]] = memref.load [[T]]{{\[}}[[P]], [[ITEM]]] : memref<300x1xf32>
+// CHECK-NEXT:      [[SUM:%[0-9]+]] = func.call @add([[OLD]], [[MORE]]) : (f32, f32) -> f32
+// CHECK:           memref.store [[SUM]], [[ACC]]
+// CHECK-NEXT:    } {unroll = 16 : i64}
+// CHECK:         [[DONE:%[0-9]+]] = memref.load [[ACC]]
+// CHECK:         memref.store [[DONE]], [[R]][] : memref<f32>
+func.func @dot_many(%x: memref<600xf32>, %y: memref<600xf32>) -> memref<f32> {
+  %r = mdh.compute "dot_many"
+    {inp_view = [[affine_map<(k) -> (k)>], [affine_map<(k) -> (k)>]],
+     md_hom = {scalar_func = @mul, combine_ops = [["pw", @add]]},
+     out_view = [[affine_map<(k) -> ()>]]}
+    {inp_types = [f32, f32], mda_size = [600], out_types = [f32],
+     config = #mdh.config<num_wg = [300], num_wi = [1], lt_size = [2], pt_size = [2], wg_combine = "kernel">}
+    (%x, %y) : (memref<600xf32>, memref<600xf32>) -> memref<f32>
+  func.return %r : memref<f32>
 }
 // combine_layer "lt": the accumulator lives across one local tile only, so it is filled
 // inside the pw "lt" loop (3 steps) and each flush is combined with the earlier ones

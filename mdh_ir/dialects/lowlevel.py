@@ -76,6 +76,10 @@ from xdsl.utils.exceptions import VerifyException
 LOCAL_SIZE_ATTR = "local_size"
 """Kernel attribute: the work-group size every launch of the kernel uses."""
 
+UNROLL_ATTR = "unroll"
+"""Attribute of an `scf.for` (or a `tile_for` that becomes one): `#pragma unroll N`, 0 for
+full unrolling."""
+
 LANES_ATTR = "lanes"
 """Copy attribute: elements moved at once along the innermost axis (see lowlevel-expand)."""
 

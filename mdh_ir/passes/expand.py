@@ -57,6 +57,7 @@ from xdsl.passes import ModulePass
 
 from mdh_ir.dialects.lowlevel import (
     PRV,
+    UNROLL_ATTR,
     BarrierOp,
     CopyOp,
     FillOp,
@@ -67,7 +68,6 @@ from mdh_ir.dialects.lowlevel import (
     memory_space,
 )
 from mdh_ir.passes.emit import Emitter, Value, constant_value, i1
-from mdh_ir.passes.vectorize import UNROLL_ATTR
 
 
 def expand_tile_for(loop: TileForOp) -> None:

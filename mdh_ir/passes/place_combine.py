@@ -31,7 +31,7 @@ from math import prod
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, math, memref
-from xdsl.dialects.builtin import Float32Type, Float64Type, ModuleOp, i32
+from xdsl.dialects.builtin import Float32Type, Float64Type, IntegerAttr, ModuleOp, i32
 from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -42,6 +42,7 @@ from mdh_ir.dialects.lowlevel import (
     LCL,
     LOCAL_SIZE_ATTR,
     PRV,
+    UNROLL_ATTR,
     AccumulateOp,
     AtomicIncOp,
     BarrierOp,
@@ -67,6 +68,11 @@ _INT_OPS = {
 }  # fmt: skip
 SIDE = 64
 """Work-group size of the combine and scan kernels."""
+UNROLLED_PARTIALS = 256
+PARTIALS_UNROLL = 16
+"""Work-group partial results of an output combined by straight-line code, and the
+unrolling of the loop over more (dot over 32768 work-groups: one straight-line combine
+of 32768 loads did not build within the tuner's 60 s)."""
 
 
 def combine_values(
@@ -391,12 +397,26 @@ class Placement:
 
     def combine_partials(self, e: Emitter, item: SSAValue, temps, outputs) -> None:
         """The outputs at `item` (row-major position among the kept dimensions) from the
-        work-groups' partial results there."""
+        work-groups' partial results there: straight-line code for up to
+        `UNROLLED_PARTIALS` of them, else a loop unrolled `PARTIALS_UNROLL` times
+        accumulating in private memory."""
         plan, amap = self.plan, self.op.output_maps[0]
         values = [e.load(t, [e.const(0), item]) for t in temps]
-        for p in range(1, plan.pw_groups):
-            more = [e.load(t, [e.const(p), item]) for t in temps]
-            values = combine_values(e, self.pw, values, more)  # type: ignore[arg-type]
+        if plan.pw_groups <= UNROLLED_PARTIALS:
+            for p in range(1, plan.pw_groups):
+                more = [e.load(t, [e.const(p), item]) for t in temps]
+                values = combine_values(e, self.pw, values, more)  # type: ignore[arg-type]
+        else:
+            accs = [e.emit(memref.AllocaOp.get(v.type, shape=[1], memory_space=PRV)) for v in values]
+            for v, acc in zip(values, accs):
+                e.store(v, acc, [0])
+            p, body = e.for_(1, plan.pw_groups)
+            p.owner.parent_op().attributes[UNROLL_ATTR] = IntegerAttr(PARTIALS_UNROLL, 64)  # type: ignore
+            olds = [body.load(acc, [0]) for acc in accs]
+            more = [body.load(t, [p, item]) for t in temps]
+            for v, acc in zip(combine_values(body, self.pw, olds, more), accs):  # type: ignore[arg-type]
+                body.store(v, acc, [0])
+            values = [e.load(acc, [0]) for acc in accs]
         coords = e.delinearize(item, [plan.sizes[r.position] for r in amap.results])
         point: list[SSAValue] = [e.const(0)] * plan.rank
         for r, c in zip(amap.results, coords):

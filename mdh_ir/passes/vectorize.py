@@ -42,14 +42,12 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import SymbolTable
 
-from mdh_ir.dialects.lowlevel import FillOp, KernelOp, TileForOp, ViewLoadOp, ViewOp, memory_space
+from mdh_ir.dialects.lowlevel import UNROLL_ATTR, FillOp, KernelOp, TileForOp, ViewLoadOp, ViewOp, memory_space
 from mdh_ir.dialects.mdh import Combine
 from mdh_ir.passes.assign_asm import tile_chain
 from mdh_ir.passes.carried import carried
 from mdh_ir.passes.emit import Emitter
 from mdh_ir.passes.place_combine import combine_values
-
-UNROLL_ATTR = "unroll"
 
 
 def vector_of(t: Attribute, lanes: int) -> VectorType:
