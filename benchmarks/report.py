@@ -64,6 +64,8 @@ HOW = {
         " kernel), its kernels queued behind a gate so they run back to back (see"
         " benchmarks/clblast.py; the last kernel alone is in the CSV as `clblast last kernel`)",
         COPY_HOW,
+        "every variant: each timed run starts once this process's threads are idle"
+        " (OpenBLAS's workers spin about 110 ms after a call; see benchmarks/measure.py)",
     ],
     "gpu": [
         "ours: kernel time from OpenCL profiling events (NVIDIA OpenCL), summed over the kernels",
