@@ -95,7 +95,8 @@ def main(argv: list[str] | None = None) -> int:
     ctx, queue = _context(device)
     roofline = measure_roofline(ctx, queue, device, nbytes=(64 if args.quick else 512) << 20)
     log(
-        f"copy bandwidth {roofline.copy_bandwidth / 1e9:.1f} GB/s, FMA peak {roofline.fma_peak / 1e9:.1f} GFLOP/s,"
+        f"copy bandwidth {roofline.copy_bandwidth / 1e9:.1f} GB/s,"
+        f" FMA peak {roofline.fma_peak / 1e9:.1f} GFLOP/s,"
         f" empty kernel {roofline.empty_kernel * 1e6:.1f} us"  # type: ignore[operator]
     )
     run = RunInfo(

@@ -13,7 +13,7 @@ idle (`settle`): OpenBLAS's worker threads spin for about 110 ms after every cal
 on a 2-core machine a PoCL kernel timed in that window runs on one core (matvec 4096²:
 2.0 ms alone, 2.6-3.0 ms within 110 ms after numpy's `A @ x`). Every variant thus
 starts from sleeping threads, numpy's included. GPU runs do not wait: an idle GPU
-clocks down (H100, dot 2^24 with a 5 ms pause before each run: the copy 46 -> 59 us).
+clocks down (H100, dot 2^24 with a 5 ms pause before each run: the copy 49 -> 59 us).
 """
 
 from __future__ import annotations
@@ -95,9 +95,9 @@ def settle(quiet: float = 0.1, probe: float = 0.005, limit: float = 1.0) -> None
 
 def interleave(prepared: list[Sampler | Measurement], repeats: int, idle: bool) -> list[Measurement]:
     """Time every sampler `repeats` times, round-robin (each round in a new random
-    order, each run after `settle` if `idle`), after one warm-up round; a sampler that raises is
-    dropped and its variants marked unavailable. Measurements in `prepared` (unavailable,
-    or timed elsewhere) are passed through in order."""
+    order, each run after `settle` if `idle`), after one warm-up round; a sampler that
+    raises is dropped and its variants marked unavailable. Measurements in `prepared`
+    (unavailable, or timed elsewhere) are passed through in order."""
     failed: dict[int, str] = {}
     times: dict[str, list[float]] = {}
     samplers = [(i, p) for i, p in enumerate(prepared) if isinstance(p, Sampler)]

@@ -170,9 +170,12 @@ class _Shape:
             if not _is_permutation(perm, self.rank):
                 raise ConfigError(f"{key}: {perm!r} is not a permutation of {self.rank} dims")
 
+    def one_of(self, key: str, value: Any, choices: tuple[str, ...]) -> None:
+        if value not in choices:
+            raise ConfigError(f"{key} must be one of {list(choices)}, got {value!r}")
+
     def check_combine_layer(self, key: str, value: Any) -> None:
-        if value not in COMBINE_LAYERS:
-            raise ConfigError(f"{key} must be one of {list(COMBINE_LAYERS)}, got {value!r}")
+        self.one_of(key, value, COMBINE_LAYERS)
 
     def check_vector_width(self, key: str, value: Any) -> None:
         if not isinstance(value, int) or value not in (1, 2, 4, 8, 16):
@@ -191,5 +194,4 @@ class _Shape:
             raise ConfigError(f"{key} must be an integer from 0 to {MAX_LCL_PAD}, got {value!r}")
 
     def check_wg_combine(self, key: str, value: Any) -> None:
-        if value not in WG_COMBINES:
-            raise ConfigError(f"{key} must be one of {list(WG_COMBINES)}, got {value!r}")
+        self.one_of(key, value, WG_COMBINES)

@@ -176,7 +176,7 @@ def temp_bytes(plan: TilePlan) -> int:
     """Bytes of the temporary buffers: work-group partial results of every output."""
     if not plan.accumulates or plan.pw_groups == 1:
         return 0
-    elems = plan.pw_groups * prod(plan.sizes[d] for d in plan.kept_dims)
+    elems = plan.pw_groups * plan.kept_points
     return sum(elems * element_bytes(t) for t in plan.op.output_element_types)
 
 
@@ -221,7 +221,7 @@ def violations(op: ComputeOp, cfg: Config, device: DeviceInfo | None = None) -> 
         rule("index-range", g * n < INDEX_LIMIT, f"OpenCL dim {o}: global size {g * n} >= 2^31")
     found += [Violation("index-range", m) for m in index_problems(op)]
     if plan.accumulates and plan.pw_groups > 1:
-        n = plan.pw_groups * prod(plan.sizes[d] for d in plan.kept_dims)
+        n = plan.pw_groups * plan.kept_points
         rule("index-range", n < INDEX_LIMIT, f"the work-group partials ({n} elements) >= 2^31")
     if device is not None and device.global_mem:
         used = buffer_bytes(op) + temp_bytes(plan)

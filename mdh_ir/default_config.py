@@ -116,7 +116,9 @@ def _gpu_config(op: ComputeOp, device: DeviceInfo) -> Config:
     return _assemble(op, device, num_wi, pt, tuple(range(rank)), busy=busy)
 
 
-def _filled(sizes: tuple[int, ...], kept: list[int], d: int, num_wi: list[int], device: DeviceInfo) -> list[int]:
+def _filled(
+    sizes: tuple[int, ...], kept: list[int], d: int, num_wi: list[int], device: DeviceInfo
+) -> list[int]:
     """Work-items per dimension that fill the device without splitting a reduction
     across work-groups (its second kernel costs a launch: H100, bmatmul 16x10x500x64
     15.6 -> 10.7 us, the reductions over the outer dimension 35 -> 29 us): if there are

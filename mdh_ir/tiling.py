@@ -132,6 +132,11 @@ class TilePlan:
         return any(self.cfg.num_wi[d] > 1 for d in self.pw_dims)
 
     @cached_property
+    def kept_points(self) -> int:
+        """Points of the kept dimensions: the elements of each output."""
+        return prod(self.sizes[d] for d in self.kept_dims)
+
+    @cached_property
     def pw_groups(self) -> int:
         """Number of work-group partial results per output element."""
         return prod(self.cfg.num_wg[d] for d in self.pw_dims)

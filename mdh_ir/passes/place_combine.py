@@ -372,11 +372,9 @@ class Placement:
 
     def add_temps(self, module: ModuleOp) -> list[SSAValue]:
         """Temporary buffers [work-group, output element] as new kernel arguments."""
-        elems = prod(self.plan.sizes[d] for d in self.plan.kept_dims)
         host = Emitter.before(self.launch(module))
-        self.temps_host = [
-            host.emit(memref.AllocOp.get(t, shape=[self.plan.pw_groups, elems])) for t in self.types
-        ]
+        shape = [self.plan.pw_groups, self.plan.kept_points]
+        self.temps_host = [host.emit(memref.AllocOp.get(t, shape=shape)) for t in self.types]
         return self.pass_buffers(module, self.temps_host)
 
     def side_kernel(self, module: ModuleOp, name: str, buffers, items: int, body) -> None:
@@ -428,14 +426,12 @@ class Placement:
         """`wg_combine = "kernel"`: a second kernel, one work-item per output element."""
         outputs = list(self.launch(module).args[len(self.op.inputs) : len(self.op.inputs) + len(self.types)])
         temps = self.temps_host
-        elems = prod(self.plan.sizes[d] for d in self.plan.kept_dims)
 
         def body(e: Emitter, item: SSAValue, args) -> None:
             self.combine_partials(e, item, args[: len(temps)], args[len(temps) :])
 
-        self.side_kernel(
-            module, f"{self.kernel.sym_name.data}_combine", [*temps, *outputs], elems, body
-        )
+        name = f"{self.kernel.sym_name.data}_combine"
+        self.side_kernel(module, name, [*temps, *outputs], self.plan.kept_points, body)
 
     def add_last_group_combine(self, module: ModuleOp, temps: list[SSAValue]) -> None:
         """`wg_combine = "last"`: at the kernel's end, each work-group counts itself done
@@ -472,8 +468,7 @@ class Placement:
             last = e.load(flag, [0])
         combine = e.if_(last)
         assert combine is not None
-        elems = prod(plan.sizes[d] for d in plan.kept_dims)
-        item, body = combine.for_(me, elems, size)
+        item, body = combine.for_(me, plan.kept_points, size)
         self.combine_partials(body, item, temps, self.outputs)
 
     def add_scan_kernel(self, module: ModuleOp, d: int) -> None:

@@ -42,7 +42,15 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import SymbolTable
 
-from mdh_ir.dialects.lowlevel import UNROLL_ATTR, FillOp, KernelOp, TileForOp, ViewLoadOp, ViewOp, memory_space
+from mdh_ir.dialects.lowlevel import (
+    UNROLL_ATTR,
+    FillOp,
+    KernelOp,
+    TileForOp,
+    ViewLoadOp,
+    ViewOp,
+    memory_space,
+)
 from mdh_ir.dialects.mdh import Combine
 from mdh_ir.passes.assign_asm import tile_chain
 from mdh_ir.passes.carried import carried

@@ -193,16 +193,13 @@ class Program:
             elapsed = 0.0
             for op in block.ops:
                 if isinstance(op, memref.AllocOp):
-                    t = op.memref.type
-                    nbytes = int(np.prod(t.get_shape())) * numpy_dtype(t.element_type).itemsize  # type: ignore
+                    nbytes = _nbytes(op.memref.type)
                     buffers[op.memref] = cl.Buffer(self.ctx, mf.READ_WRITE, size=max(nbytes, 1))
                     cl.enqueue_fill_buffer(self.queue, buffers[op.memref], np.uint8(0xFF), 0, nbytes)
                 elif isinstance(op, FillOp):
-                    t = op.dest.type
-                    dtype = numpy_dtype(t.element_type)  # type: ignore[attr-defined]
-                    nbytes = int(np.prod(t.get_shape())) * dtype.itemsize  # type: ignore[attr-defined]
+                    dtype = numpy_dtype(op.dest.type.element_type)  # type: ignore[attr-defined]
                     value = dtype.type(constant_value(op.value))
-                    cl.enqueue_fill_buffer(self.queue, buffers[op.dest], value, 0, nbytes)
+                    cl.enqueue_fill_buffer(self.queue, buffers[op.dest], value, 0, _nbytes(op.dest.type))
                 elif isinstance(op, LaunchOp):
                     kernel = self.kernels[op.kernel.string_value()]
                     event = kernel(
@@ -222,6 +219,11 @@ class Program:
             cl.enqueue_copy(self.queue, out, buffers[v])
             outputs.append(out)
         return outputs, times
+
+
+def _nbytes(t) -> int:
+    """Bytes of a buffer of memref type `t`."""
+    return int(np.prod(t.get_shape())) * numpy_dtype(t.element_type).itemsize
 
 
 def build(ctx, source: str, options: list[str]):

@@ -31,7 +31,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from mdh_ir.config import Config
+from mdh_ir.config import WG_COMBINES, Config
 from mdh_ir.constraints import violations
 from mdh_ir.device import DeviceInfo
 from mdh_ir.dialects.mdh import ComputeOp
@@ -212,7 +212,7 @@ def sample_config(op: ComputeOp, device: DeviceInfo, trial: Trial, around: Confi
         lcl_pad=choose(trial, "lcl_pad", LCL_PADS) if any(
             m == "lcl" and r > 1 for m, r in zip(lcl, ranks)
         ) else 0,
-        wg_combine=choose(trial, "wg_combine", ["kernel", "last"]) if any(
+        wg_combine=choose(trial, "wg_combine", WG_COMBINES) if any(
             wg[d] > 1 for d in range(rank) if kinds[d] == "pw"
         ) else "kernel",
     )
