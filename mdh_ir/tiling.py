@@ -142,6 +142,14 @@ class TilePlan:
         return prod(self.cfg.num_wg[d] for d in self.pw_dims)
 
     @cached_property
+    def combine_lanes(self) -> int:
+        """Work-items of the last work-group that share each output element's partial
+        results (`wg_combine` "last"): the largest power of two that fits the work-group
+        beside the other elements and leaves each at least one partial result."""
+        fit = min(self.wg_size // self.kept_points, self.pw_groups)
+        return 1 << (fit.bit_length() - 1) if fit > 1 else 1
+
+    @cached_property
     def wg_size(self) -> int:
         return prod(self.cfg.num_wi)
 

@@ -307,29 +307,45 @@ def test_inside_copies(name: str) -> None:
 
 
 LAST_GROUP_COMPUTATIONS = ["bmatmul", "dot", "mcc", "matvec", "prl", "reduce_sum"]
+LAST_GROUP_WITHOUT = {"dot": {1}, "bmatmul": {2}, "mcc": {2}}
+"""Kinds of last-group combine the draws do not give: dot's one output element is shared
+by any work-group of several work-items; lanes for bmatmul's 60 and mcc's 72 output
+elements (test sizes) need work-groups of 120 and 144 work-items that also split a
+reduction across work-groups, which its random draws did not give."""
+
+
+def last_group_kind(plan: TilePlan) -> int:
+    """0: work-groups of one work-item; 1: of several, each taking whole output elements;
+    2: several work-items share each element (`combine_lanes` > 1)."""
+    return 0 if plan.wg_size == 1 else 1 if plan.combine_lanes == 1 else 2
 
 
 def draw_last_group(name: str, seed: int):
     """Awkward sizes and a configuration splitting a pw dimension across work-groups,
-    combined by the last work-group to finish; every other draw with work-groups of
-    several work-items (the barrier and the flag in local memory)."""
-    several = seed % 2 == 1
+    combined by the last work-group to finish: by turns each `last_group_kind` (where a
+    computation has no draw of the seed's kind, one of another)."""
+    for kind in (seed % 3, 2, 1, 0):
 
-    def pick(module, op, cfg, info):
-        plan = TilePlan(op, cfg)
-        if plan.pw_groups == 1 or (plan.wg_size > 1) != several:
-            return None
-        cfg = cfg.with_(wg_combine="last")
-        return None if violations(op, cfg, info) else cfg
+        def pick(module, op, cfg, info):
+            plan = TilePlan(op, cfg)
+            if plan.pw_groups == 1 or last_group_kind(plan) != kind:
+                return None
+            cfg = cfg.with_(wg_combine="last")
+            return None if violations(op, cfg, info) else cfg
 
-    return search(name, seed, awkward_sizes, pick)
+        drawn = search(name, seed, awkward_sizes, pick)
+        if drawn is not None:
+            return drawn
+    return None
 
 
 @pytest.mark.parametrize("name", LAST_GROUP_COMPUTATIONS)
 def test_last_group_combine(name: str) -> None:
     """Work-group partial results combined by the last work-group (`wg_combine = "last"`:
-    a counter, fences, the output elements dealt out to its work-items) give the
-    reference result, with and without a combine function that has an identity (prl)."""
+    a counter, fences, the output elements dealt out to its work-items or shared by
+    lanes of them) give the reference result, with and without a combine function that
+    has an identity (prl); the draws cover every `last_group_kind` the computation has."""
+    kinds = set()
     for seed in range(LANE_DRAWS):
         drawn = draw_last_group(name, seed)
         assert drawn is not None, f"no configuration of {name} splitting a pw dimension"
@@ -337,4 +353,6 @@ def test_last_group_combine(name: str) -> None:
         kernels = [o for o in lower(module, DeviceInfo.from_cl(select_device(TEST_DEVICE)), cfg).walk()
                    if isinstance(o, KernelOp)]  # fmt: skip
         assert not any(k.sym_name.data.endswith("_combine") for k in kernels)
+        kinds.add(last_group_kind(TilePlan(find_compute(module), cfg)))
         check_draw(name, seed, sizes, module, cfg)
+    assert kinds == {0, 1, 2} - LAST_GROUP_WITHOUT.get(name, set()), kinds

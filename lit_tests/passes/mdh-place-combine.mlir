@@ -20,7 +20,9 @@
 //   (zeroed by the host) between two fences, and the work-group that counts last combines
 //   the temporary into the outputs, its work-items taking the elements in turn
 //   (matvec_last); more than 256 partial results of an output are combined in a loop
-//   unrolled 16 times, accumulating in private memory (dot_many);
+//   unrolled 16 times, accumulating in private memory (dot_many); where the last
+//   work-group has at least twice as many work-items as outputs, lanes of them share
+//   each output and meet in a tree in local memory (dot_lanes);
 // - combine_layer "lt": a flush per local tile, combined with the earlier flushes
 //   unless the pw "lt" loop is in its first step (matvec_lt);
 // - res_mem "glb": combined straight into the output (matmul_glb);
@@ -470,4 +472,45 @@ func.func @prefix_sum(%x: memref<100xf32>) -> memref<100xf32> {
      config = #mdh.config<num_wg = [4], num_wi = [5], lt_size = [25], pt_size = [5], ocl_dim = [[0], [0]]>}
     (%x) : (memref<100xf32>) -> memref<100xf32>
   func.return %y : memref<100xf32>
+}
+
+// dot_lanes: 8 work-groups of 4 work-items, one output: the last work-group's 4
+// work-items are lanes that each combine two partial results (theirs and 4 on) into local
+// memory, then meet in a tree of two levels with barriers; lane 0 stores the output.
+// CHECK-LABEL: lowlevel.kernel @dot_lanes_0(
+// CHECK-SAME:    [[R:%[0-9]+]]: memref<f32>, [[T:%[0-9]+]]: memref<8x1xf32>, %{{[0-9]+}}: memref<1xi32>)
+// CHECK-NEXT:    [[S:%[0-9]+]] = memref.alloca() : memref<4x1xf32, "lcl">
+// CHECK:         [[WI:%[0-9]+]] = lowlevel.local_id 0
+// CHECK:         lowlevel.atomic_inc
+// CHECK:         scf.if %{{[0-9]+}} {
+// CHECK-NEXT:      [[I:%[0-9]+]] = arith.constant 0 : index
+// CHECK-NEXT:      [[A:%[0-9]+]] = memref.load [[T]]{{\[}}[[WI]], [[I]]] : memref<8x1xf32>
+// CHECK-NEXT:      [[FOUR:%[0-9]+]] = arith.constant 4 : index
+// CHECK-NEXT:      [[P:%[0-9]+]] = arith.addi [[WI]], [[FOUR]] : index
+// CHECK-NEXT:      [[B:%[0-9]+]] = memref.load [[T]]{{\[}}[[P]], [[I]]] : memref<8x1xf32>
+// CHECK-NEXT:      [[AB:%[0-9]+]] = func.call @add([[A]], [[B]])
+// CHECK-NEXT:      memref.store [[AB]], [[S]]{{\[}}[[WI]], [[I]]]
+// CHECK-NEXT:      lowlevel.barrier
+// CHECK:           [[P2:%[0-9]+]] = arith.addi [[WI]], %{{[0-9]+}} : index
+// CHECK:           scf.if
+// CHECK-NEXT:        memref.load [[S]]{{\[}}[[WI]], [[I]]]
+// CHECK-NEXT:        memref.load [[S]]{{\[}}[[P2]], [[I]]]
+// CHECK:           lowlevel.barrier
+// CHECK:           scf.if
+// CHECK:           lowlevel.barrier
+// CHECK-NEXT:      [[Z:%[0-9]+]] = arith.constant 0 : index
+// CHECK-NEXT:      [[IS0:%[0-9]+]] = arith.cmpi eq, [[WI]], [[Z]] : index
+// CHECK-NEXT:      scf.if [[IS0]] {
+// CHECK:             [[V:%[0-9]+]] = memref.load [[S]]
+// CHECK:             memref.store [[V]], [[R]][] : memref<f32>
+// CHECK-NOT:   lowlevel.kernel @dot_lanes_0_combine
+func.func @dot_lanes(%x: memref<640xf32>, %y: memref<640xf32>) -> memref<f32> {
+  %r = mdh.compute "dot_lanes"
+    {inp_view = [[affine_map<(k) -> (k)>], [affine_map<(k) -> (k)>]],
+     md_hom = {scalar_func = @mul, combine_ops = [["pw", @add]]},
+     out_view = [[affine_map<(k) -> ()>]]}
+    {inp_types = [f32, f32], mda_size = [640], out_types = [f32],
+     config = #mdh.config<num_wg = [8], num_wi = [4], lt_size = [16], pt_size = [4], wg_combine = "last">}
+    (%x, %y) : (memref<640xf32>, memref<640xf32>) -> memref<f32>
+  func.return %r : memref<f32>
 }

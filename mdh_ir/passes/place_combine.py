@@ -20,8 +20,11 @@ Work-group partial results are combined (`wg_combine`) by a second kernel
 (`<name>_combine`, one work-item per output element), or, with "last", at the end of the
 kernel by the last work-group to finish: a counter buffer (zeroed by the host function)
 counts the finished work-groups with `atomic_inc` between fences, after a barrier on
-global memory; the work-group that counts last combines every output element, its
-work-items taking the elements in turn. Each `ps` dimension is scanned afterwards by a
+global memory; the work-group that counts last combines every output element. Where the
+work-group has at least twice as many work-items as there are output elements,
+`TilePlan.combine_lanes` of them share each element: each combines every lanes-th
+partial result, and the lanes meet in a tree in local memory (dot: 1024 work-items over
+4096 partial results, instead of one work-item over all). Each `ps` dimension is scanned afterwards by a
 kernel (`<name>_scan<d>`) that walks each line of the outputs along that dimension.
 """
 
@@ -58,7 +61,7 @@ from mdh_ir.dialects.lowlevel import (
 from mdh_ir.dialects.mdh import Combine
 from mdh_ir.passes.assign_asm import tile_chain
 from mdh_ir.passes.carried import COMPUTE_ATTR, carried
-from mdh_ir.passes.emit import Emitter, constant_value, i1
+from mdh_ir.passes.emit import Emitter, Value, constant_value, i1
 from mdh_ir.tiling import Loop, TilePlan
 
 _FLOAT_OPS = {"add": arith.AddfOp, "mul": arith.MulfOp, "max": arith.MaxnumfOp, "min": arith.MinnumfOp}
@@ -91,6 +94,22 @@ def combine_values(
 
 def out_index(amap, point: Sequence[SSAValue]) -> list[SSAValue]:
     return [point[r.position] for r in amap.results]
+
+
+def halving_tree(e: Emitter, n: int, me: SSAValue, step: Callable[[Emitter, SSAValue], None]) -> None:
+    """Combine `n` values held by work-items 0..n-1 in a tree: at each level, with the
+    stride halving from the power of two below `n`, `step(body, partner)` runs for
+    me < stride where partner = me + stride < n; a barrier follows each level."""
+    stride = 1
+    while stride < n:
+        stride *= 2
+    while stride > 1:
+        stride //= 2
+        partner = e.add(me, stride)
+        body = e.if_(e.and_(e.cmp("slt", me, stride), e.cmp("slt", partner, n)))
+        assert body is not None
+        step(body, partner)
+        e.op(BarrierOp())
 
 
 def linear_id(e: Emitter, ids: Sequence[SSAValue], counts: Sequence[int]) -> SSAValue:
@@ -293,17 +312,9 @@ class Placement:
         if valid is not None:
             e.store(e.load(has, [0]), valid, [pw_lin, kept_lin])
         e.op(BarrierOp())
-        stride = 1
-        while stride < n_pw:
-            stride *= 2
-        while stride > 1:
-            stride //= 2
-            partner = e.add(pw_lin, stride)
-            active = e.and_(e.cmp("slt", pw_lin, stride), e.cmp("slt", partner, n_pw))
-            step = e.if_(active)
-            assert step is not None
-            self.tree_step(step, scratch, valid, pw_lin, partner, kept_lin)
-            e.op(BarrierOp())
+        halving_tree(
+            e, n_pw, pw_lin, lambda b, partner: self.tree_step(b, scratch, valid, pw_lin, partner, kept_lin)
+        )
         return scratch, e.cmp("eq", pw_lin, 0), kept_lin
 
     def tree_step(self, e: Emitter, scratch, valid, me, partner, kept) -> None:
@@ -395,26 +406,33 @@ class Placement:
 
     def combine_partials(self, e: Emitter, item: SSAValue, temps, outputs) -> None:
         """The outputs at `item` (row-major position among the kept dimensions) from the
-        work-groups' partial results there: straight-line code for up to
-        `UNROLLED_PARTIALS` of them, else a loop unrolled `PARTIALS_UNROLL` times
-        accumulating in private memory."""
-        plan, amap = self.plan, self.op.output_maps[0]
-        values = [e.load(t, [e.const(0), item]) for t in temps]
-        if plan.pw_groups <= UNROLLED_PARTIALS:
-            for p in range(1, plan.pw_groups):
-                more = [e.load(t, [e.const(p), item]) for t in temps]
+        work-groups' partial results there."""
+        self.store_outputs(e, item, self.reduce_partials(e, item, temps), outputs)
+
+    def reduce_partials(self, e: Emitter, item: SSAValue, temps, first: Value = 0, step: int = 1):
+        """g over the partial results at `item` of work-groups first, first + step, ...:
+        straight-line code for up to `UNROLLED_PARTIALS` of them, else a loop unrolled
+        `PARTIALS_UNROLL` times accumulating in private memory."""
+        groups = self.plan.pw_groups
+        values = [e.load(t, [first, item]) for t in temps]
+        if groups % step == 0 and groups // step <= UNROLLED_PARTIALS:
+            for k in range(1, groups // step):
+                more = [e.load(t, [e.add(first, k * step), item]) for t in temps]
                 values = combine_values(e, self.pw, values, more)  # type: ignore[arg-type]
-        else:
-            accs = [e.emit(memref.AllocaOp.get(v.type, shape=[1], memory_space=PRV)) for v in values]
-            for v, acc in zip(values, accs):
-                e.store(v, acc, [0])
-            p, body = e.for_(1, plan.pw_groups)
-            p.owner.parent_op().attributes[UNROLL_ATTR] = IntegerAttr(PARTIALS_UNROLL, 64)  # type: ignore
-            olds = [body.load(acc, [0]) for acc in accs]
-            more = [body.load(t, [p, item]) for t in temps]
-            for v, acc in zip(combine_values(body, self.pw, olds, more), accs):  # type: ignore[arg-type]
-                body.store(v, acc, [0])
-            values = [e.load(acc, [0]) for acc in accs]
+            return values
+        accs = [e.emit(memref.AllocaOp.get(v.type, shape=[1], memory_space=PRV)) for v in values]
+        for v, acc in zip(values, accs):
+            e.store(v, acc, [0])
+        p, body = e.for_(e.add(first, step), groups, step)
+        p.owner.parent_op().attributes[UNROLL_ATTR] = IntegerAttr(PARTIALS_UNROLL, 64)  # type: ignore
+        olds = [body.load(acc, [0]) for acc in accs]
+        more = [body.load(t, [p, item]) for t in temps]
+        for v, acc in zip(combine_values(body, self.pw, olds, more), accs):  # type: ignore[arg-type]
+            body.store(v, acc, [0])
+        return [e.load(acc, [0]) for acc in accs]
+
+    def store_outputs(self, e: Emitter, item: SSAValue, values, outputs) -> None:
+        plan, amap = self.plan, self.op.output_maps[0]
         coords = e.delinearize(item, [plan.sizes[r.position] for r in amap.results])
         point: list[SSAValue] = [e.const(0)] * plan.rank
         for r, c in zip(amap.results, coords):
@@ -468,8 +486,36 @@ class Placement:
             last = e.load(flag, [0])
         combine = e.if_(last)
         assert combine is not None
+        if plan.combine_lanes > 1:
+            self.combine_in_lanes(combine, me, temps)
+            return
         item, body = combine.for_(me, plan.kept_points, size)
         self.combine_partials(body, item, temps, self.outputs)
+
+    def combine_in_lanes(self, e: Emitter, me: SSAValue, temps) -> None:
+        """The last work-group's combine with `combine_lanes` work-items per output
+        element: lane l combines partial results l, l + lanes, ... into local memory,
+        then the lanes meet in a tree and lane 0 stores the element."""
+        lanes, points = self.plan.combine_lanes, self.plan.kept_points
+        top = Emitter.at_start(self.kernel.body.block)
+        scratch = [top.emit(memref.AllocaOp.get(t, shape=[lanes, points], memory_space=LCL)) for t in self.types]
+        lane, item = e.div(me, points), e.rem(me, points)
+        own = e if lanes * points == self.plan.wg_size else e.if_(e.cmp("slt", lane, lanes))
+        assert own is not None
+        for v, s in zip(self.reduce_partials(own, item, temps, lane, lanes), scratch):
+            own.store(v, s, [lane, item])
+        e.op(BarrierOp())
+
+        def step(b: Emitter, partner: SSAValue) -> None:
+            mine = [b.load(s, [lane, item]) for s in scratch]
+            theirs = [b.load(s, [partner, item]) for s in scratch]
+            for v, s in zip(combine_values(b, self.pw, mine, theirs), scratch):  # type: ignore[arg-type]
+                b.store(v, s, [lane, item])
+
+        halving_tree(e, lanes, lane, step)
+        first = e.if_(e.cmp("eq", lane, 0))
+        assert first is not None
+        self.store_outputs(first, item, [first.load(s, [0, item]) for s in scratch], self.outputs)
 
     def add_scan_kernel(self, module: ModuleOp, d: int) -> None:
         plan = self.plan
