@@ -86,11 +86,14 @@ def test_last_work_group_combines_with_a_zeroed_counter() -> None:
 
 @pytest.mark.parametrize("wg_combine", ["kernel", "last"])
 def test_many_work_group_partials_combine_in_a_loop(wg_combine: str) -> None:
-    """Over 256 work-groups' partial results per output are combined in an unrolled loop
-    (straight-line code for 32768 of them did not build within the tuner's 60 s)."""
+    """Over 256 work-groups' partial results for one work-item to combine are combined in
+    an unrolled loop (straight-line code for 32768 of them did not build within the
+    tuner's 60 s)."""
     module = CATALOG["dot"].build(k=5000)
     base = default_config(find_compute(module), PRESETS["gpu"])
-    cfg = base.with_(num_wg=(300,), num_wi=(2,), lt_size=(8,), pt_size=(1,), wg_combine=wg_combine)
+    cfg = base.with_(
+        num_wg=(300,), num_wi=(1,), lt_size=(8,), pt_size=(1,), vector_width=1, wg_combine=wg_combine
+    )
     program = compile_module(module, "cpu", cfg)
     assert "#pragma unroll 16" in program.source
     inputs = CATALOG["dot"].inputs(np.random.default_rng(3), k=5000)
