@@ -95,6 +95,8 @@ def _gpu_config(op: ComputeOp, device: DeviceInfo) -> Config:
         shapes += [_local_weights(op, tiled, kept[-2]), tiled]
     elif not pw:
         shapes = [_gpu_transposed_tiles(op, device), _gpu_vectors(op, device)]
+    elif not kept:
+        shapes = [_gpu_full_reduction(op, device)]
     for shaped in shapes:
         if shaped is not None and not violations(op, shaped, device):
             return shaped
@@ -166,6 +168,30 @@ def _gpu_vectors(op: ComputeOp, device: DeviceInfo, lanes: int = 4) -> Config | 
         num_wi[d] = n
     pt[inner] = lanes
     cfg = _widest_vectors(op, _assemble(op, device, num_wi, pt, tuple(range(rank))), (lanes,))
+    return cfg if cfg.vector_width == lanes else None
+
+
+def _gpu_full_reduction(op: ComputeOp, device: DeviceInfo, lanes: int = 4) -> Config | None:
+    """Without kept dimensions (dot): 4 work-groups per compute unit of 256 work-items,
+    each reading `lanes` consecutive elements as one vector, their partial results
+    combined by the last work-group, in lanes (H100, dot 2^24: 132 work-groups of 1024
+    scalar readers 58 us, this 51 us; a copy of the same bytes 45 us)."""
+    d = op.rank - 1
+    num_wi, pt = [1] * op.rank, [1] * op.rank
+    num_wi[d] = min(256, device.max_wg_size, op.sizes[d] // lanes)
+    if num_wi[d] < 2:
+        return None
+    cfg = _assemble(op, device, num_wi, pt, tuple(range(op.rank)))
+    lt, pt = list(cfg.lt_size), list(cfg.pt_size)
+    lt[d], pt[d] = num_wi[d] * lanes, lanes
+    num_wg = list(cfg.num_wg)
+    num_wg[d] = min(num_wg[d], ceildiv(op.sizes[d], lt[d]))
+    split = cfg.with_(
+        num_wg=tuple(num_wg), lt_size=tuple(lt), pt_size=tuple(pt),
+        ocl_dim=(_ocl_dims(num_wg), cfg.ocl_dim[1]),
+        wg_combine=cfg.wg_combine if num_wg[d] > 1 else "kernel",
+    )  # fmt: skip
+    cfg = _widest_vectors(op, split, (lanes,))
     return cfg if cfg.vector_width == lanes else None
 
 

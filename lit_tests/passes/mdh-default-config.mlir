@@ -30,8 +30,8 @@
 //   dot: k in 8 tiles of 512), on gpu in local tiles of num_wi elements, at most one work-group per
 //   tile (matvec and matmul: one tile, so not split); matvec on cpu
 //   already has 32 kept work-groups, so k is not split; on gpu, without kept dimensions (dot),
-//   work-groups have 1024 work-items and there are at most one per compute unit (dot: 4
-//   tiles of 1024), and with many outputs (at least 64 per compute unit) the reduction is not
+//   work-groups have 256 work-items that each read 4 elements as one vector (dot: 4 tiles
+//   of 1024), and with many outputs (at least 64 per compute unit) the reduction is not
 //   split, as its second kernel would cost a launch: work-groups shrink to 64 kept
 //   work-items and up to 16 work-items share the reduction (@reduce_outer);
 // - for both, no caching, private accumulators, identity layouts, OpenCL dimension 0
@@ -124,7 +124,8 @@ func.func @jacobi1d(%x: memref<37xf32>) -> memref<37xf32> {
 
 // dot: no kept dimension (one work-group), so k is split: on cpu into 8 tiles of 512,
 // one per work-group, each vectorized by 16 (lanes accumulate separately); on gpu into
-// 4 local tiles of 1024 work-items (fewer than 132). Its one output is no more than a
+// 4 local tiles of 1024 elements (fewer than 528), 256 work-items reading a float4
+// each. Its one output is no more than a
 // work-group's work-items, so the last work-group to finish combines the partial results
 // (wg_combine "last": both device classes, PoCL and NVIDIA, order memory across work-groups).
 // CPU-LABEL: func.func @dot(
@@ -135,10 +136,10 @@ func.func @jacobi1d(%x: memref<37xf32>) -> memref<37xf32> {
 // CPU-SAME: combine_layer = "end", vector_width = 16, unroll = 1, prefetch = 0, lcl_pad = 0, wg_combine = "last">}
 // GPU-LABEL: func.func @dot(
 // GPU:      mdh.compute "dot"
-// GPU-SAME: config = #mdh.config<num_wg = [4], num_wi = [1024], lt_size = [1024], pt_size = [1],
+// GPU-SAME: config = #mdh.config<num_wg = [4], num_wi = [256], lt_size = [1024], pt_size = [4],
 // GPU-SAME: inp_mem = {{\[\[}}"glb", "glb"], ["glb", "glb"]], res_mem = ["prv"], ocl_dim = {{\[\[}}0], [0]],
 // GPU-SAME: buf_layout = {{\[\[\[}}0], [0]], {{\[\[}}0], [0]]], loop_order = {{\[\[}}0], [0]],
-// GPU-SAME: combine_layer = "end", vector_width = 1, unroll = 1, prefetch = 0, lcl_pad = 0, wg_combine = "last">}
+// GPU-SAME: combine_layer = "end", vector_width = 4, unroll = 1, prefetch = 0, lcl_pad = 0, wg_combine = "last">}
 func.func @dot(%x: memref<4096xf32>, %y: memref<4096xf32>) -> memref<f32> {
   %r = mdh.compute "dot"
     {inp_view = [[affine_map<(k) -> (k)>], [affine_map<(k) -> (k)>]],
