@@ -160,6 +160,20 @@ __kernel void copy(__global const float4 *src, __global float4 *dst) {
 }
 """
 
+_STREAM_KERNEL = """
+__kernel void stream(__global const float4 *src, __global float4 *dst, uint reads, uint writes) {
+    uint i = get_global_id(0), n = get_global_size(0);
+    float4 a = i < reads ? src[i] : (float4)(0.0f);
+    float4 b = i + n < reads ? src[i + n] : (float4)(0.0f);
+    if (i < writes) dst[i] = a;
+    if (i + n < writes) dst[i + n] = b;
+    if (a.x + b.x == -1.0f) dst[0] = a;
+}
+"""
+"""Reads `reads` and writes `writes` float4s, two of each per work-item (the best of a
+sweep of hand-written reading kernels on the H100: 2 loads in flight, float4), the
+values read kept alive by a store that never happens (the source holds ones)."""
+
 _EMPTY_KERNEL = "__kernel void empty(__global float *out) {}"
 
 _FMA_CHAINS = 8
@@ -231,6 +245,33 @@ def copy_sampler(ctx, queue, nbytes: int) -> Sampler:
     return Sampler(
         lambda: {"copy": _finished(kernel(queue, (half // 16,), None, src, dst))},
         {"copy": f"float4 copy kernel, {half} bytes read and written"},
+    )
+
+
+@cache
+def stream_kernel(ctx):
+    """The stream kernel (`_STREAM_KERNEL`), built once per context."""
+    import pyopencl as cl
+
+    return cl.Kernel(cl.Program(ctx, _STREAM_KERNEL).build(), "stream")
+
+
+def stream_sampler(ctx, queue, reads: int, writes: int) -> Sampler:
+    """A kernel reading `reads` bytes and writing `writes` bytes, each once, in float4s,
+    timed by its profiling event: what a case's own traffic costs at its size, where a
+    reduction reads far more than it writes (the copy moves half and half)."""
+    import pyopencl as cl
+
+    n_reads, n_writes = max(1, -(-reads // 16)), max(1, -(-writes // 16))
+    src = cl.Buffer(ctx, cl.mem_flags.READ_ONLY, 16 * n_reads)
+    dst = cl.Buffer(ctx, cl.mem_flags.WRITE_ONLY, 16 * n_writes)
+    _finished(cl.enqueue_fill_buffer(queue, src, np.float32(1), 0, 16 * n_reads))
+    kernel = stream_kernel(ctx)
+    items = -(-max(n_reads, n_writes) // 2)
+    args = (src, dst, np.uint32(n_reads), np.uint32(n_writes))
+    return Sampler(
+        lambda: {"stream": _finished(kernel(queue, (items,), None, *args))},
+        {"stream": f"float4 stream kernel, {16 * n_reads} bytes read, {16 * n_writes} written"},
     )
 
 

@@ -1,5 +1,6 @@
-"""The peers: numpy (OpenBLAS), CLBlast, torch (cuBLAS/cuDNN), our naive lowering, and
-a copy of the case's bytes (the memory-bound cases' own-size roofline).
+"""The peers: numpy (OpenBLAS), CLBlast, torch (cuBLAS/cuDNN), our naive lowering, a
+copy of the case's bytes and (on GPUs) a stream of its reads and writes (the
+memory-bound cases' own-size rooflines).
 
 `prepare(peer, data, device, repeats, roofline)` builds the peer for one case, runs it
 once and checks its output against the float64 reference: it returns `Sampler`s for the
@@ -16,12 +17,18 @@ from typing import Any
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from benchmarks.measure import POISON, Measurement, Roofline, Sampler, copy_sampler, host_sampler
+from benchmarks.measure import (
+    POISON, Measurement, Roofline, Sampler, copy_sampler, host_sampler, stream_sampler,
+)  # fmt: skip
 from benchmarks.run import CaseData, attempt
 from mdh_ir.catalog import CATALOG
 
-PEERS = {"cpu": ["naive", "numpy", "numpy-skylakex", "clblast", "copy"], "gpu": ["torch", "clblast", "copy"]}
-"""The peers measured on each device, in table order."""
+PEERS = {
+    "cpu": ["naive", "numpy", "numpy-skylakex", "clblast", "copy"],
+    "gpu": ["torch", "clblast", "copy", "stream"],
+}
+"""The peers measured on each device, in table order (the stream, for the GPU's bar of
+85% of the copy bandwidth: what reading a reduction's bytes reaches at its size)."""
 
 
 def prepare(
@@ -43,6 +50,8 @@ def prepare(
         return [attempt(peer, lambda: torch_peer(data))]
     if peer == "copy":
         return [attempt(peer, lambda: copy_peer(data, device, roofline))]
+    if peer == "stream":
+        return [attempt(peer, lambda: stream_peer(data, device, roofline))]
     raise ValueError(f"unknown peer '{peer}'")
 
 
@@ -114,6 +123,16 @@ def copy_peer(data: CaseData, device: str, roofline: Roofline | None) -> Sampler
     if roofline is None or roofline.bound(data.nbytes, data.flops) != "memory":
         return Measurement.missing("copy", "compute-bound case")
     return copy_sampler(*_context(select_device(device)), data.nbytes)
+
+
+def stream_peer(data: CaseData, device: str, roofline: Roofline | None) -> Sampler | Measurement:
+    """A kernel reading as many bytes as the case reads and writing as many as it writes,
+    for memory-bound cases (a reduction's traffic, which the copy splits half and half)."""
+    from mdh_ir.runtime import _context, select_device
+
+    if roofline is None or roofline.bound(data.nbytes, data.flops) != "memory":
+        return Measurement.missing("stream", "compute-bound case")
+    return stream_sampler(*_context(select_device(device)), data.input_bytes, data.output_bytes)
 
 
 # --- CLBlast --------------------------------------------------------------------------

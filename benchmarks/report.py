@@ -43,7 +43,10 @@ copy bandwidth, and the FLOPs at the measured FMA peak.
 
 SECTION_RE = r"<!-- begin {0} -->.*?<!-- end {0} -->\n?"
 
-LABELS = {"clblast": "CLBlast", "numpy-skylakex": "numpy SkylakeX", "copy": "same-size copy"}
+LABELS = {
+    "clblast": "CLBlast", "numpy-skylakex": "numpy SkylakeX", "copy": "same-size copy",
+    "stream": "same-traffic stream",
+}  # fmt: skip
 
 COPY_HOW = (
     "same-size copy: the roofline's copy kernel moving as many bytes as the case (half read,"
@@ -74,6 +77,10 @@ HOW = {
         " database (1.5.3) has no entries for Hopper, so it falls back to defaults (listed below)",
         "roofline: copy bandwidth and FMA peak measured from OpenCL in the same run (header)",
         COPY_HOW,
+        "same-traffic stream: a kernel reading as many bytes as the case reads and writing as"
+        " many as it writes, a float4 of each twice per work-item (benchmarks/measure.py), in"
+        " memory-bound cases (blank in rows from runs before it existed): what a reduction's"
+        " reads reach at its size",
     ],
 }
 

@@ -42,9 +42,16 @@ class CaseData:
     @property
     def nbytes(self) -> int:
         """Bytes moved once: every input read once, every output written once."""
+        return self.input_bytes + self.output_bytes
+
+    @property
+    def input_bytes(self) -> int:
+        return sum(x.nbytes for x in self.inputs)
+
+    @property
+    def output_bytes(self) -> int:
         types = find_compute(self.module).output_element_types
-        outputs = sum(r.size * numpy_dtype(t).itemsize for r, t in zip(self.reference, types))
-        return sum(x.nbytes for x in self.inputs) + outputs
+        return sum(r.size * numpy_dtype(t).itemsize for r, t in zip(self.reference, types))
 
     @property
     def flops(self) -> int:

@@ -10,14 +10,16 @@ import threading
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from benchmarks import clblast
 from benchmarks.__main__ import main
 from benchmarks.cases import BAR_CASES, parse_cases
-from benchmarks.measure import Roofline, Sampler, settle
-from benchmarks.peers import copy_peer
+from benchmarks.measure import Roofline, Sampler, settle, stream_kernel
+from benchmarks.peers import copy_peer, stream_peer
 from benchmarks.run import case_data
+from mdh_ir.runtime import _context, select_device
 
 
 def test_case_selection() -> None:
@@ -94,6 +96,31 @@ def test_copy_peer_only_where_memory_bound() -> None:
     sampler = copy_peer(data, "cpu", Roofline(copy_bandwidth=1e6, fma_peak=1e12))
     assert isinstance(sampler, Sampler) and str(data.nbytes // 2 // 16 * 16) in sampler.notes["copy"]
     assert sampler.sample()["copy"] > 0
+
+
+def test_stream_reads_and_writes_the_case_traffic() -> None:
+    """The stream kernel writes the first `writes` float4s it reads and nothing else; the
+    stream peer reads the case's inputs and writes its outputs, where memory-bound."""
+    import pyopencl as cl
+
+    ctx, queue = _context(select_device("cpu"))
+    src = np.arange(4 * 10, dtype=np.float32)
+    for reads, writes in [(10, 3), (3, 10), (7, 7)]:
+        dst = np.full(4 * 10, -2.0, np.float32)
+        mf = cl.mem_flags
+        a = cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=src)
+        b = cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=dst)
+        stream_kernel(ctx)(queue, (-(-max(reads, writes) // 2),), None, a, b, np.uint32(reads), np.uint32(writes))
+        cl.enqueue_copy(queue, dst, b)
+        copied = min(reads, writes)
+        assert (dst[: 4 * copied] == src[: 4 * copied]).all()
+        assert (dst[4 * copied : 4 * writes] == 0).all() and (dst[4 * writes :] == -2).all()
+    (case,) = parse_cases("matvec:64x64", "cpu")
+    data = case_data(case)
+    assert stream_peer(data, "cpu", Roofline(copy_bandwidth=1e12, fma_peak=1e6)).note == "compute-bound case"
+    sampler = stream_peer(data, "cpu", Roofline(copy_bandwidth=1e6, fma_peak=1e12))
+    assert isinstance(sampler, Sampler) and sampler.sample()["stream"] > 0
+    assert f"{data.input_bytes} bytes read, {data.output_bytes} written" in sampler.notes["stream"]
 
 
 def test_settle_waits_for_busy_threads() -> None:
