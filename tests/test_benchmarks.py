@@ -110,7 +110,8 @@ def test_stream_reads_and_writes_the_case_traffic() -> None:
         mf = cl.mem_flags
         a = cl.Buffer(ctx, mf.READ_ONLY | mf.COPY_HOST_PTR, hostbuf=src)
         b = cl.Buffer(ctx, mf.READ_WRITE | mf.COPY_HOST_PTR, hostbuf=dst)
-        stream_kernel(ctx)(queue, (-(-max(reads, writes) // 2),), None, a, b, np.uint32(reads), np.uint32(writes))
+        items = -(-max(reads, writes) // 2)
+        stream_kernel(ctx)(queue, (items,), None, a, b, np.uint32(reads), np.uint32(writes))
         cl.enqueue_copy(queue, dst, b)
         copied = min(reads, writes)
         assert (dst[: 4 * copied] == src[: 4 * copied]).all()

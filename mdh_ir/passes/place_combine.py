@@ -24,8 +24,9 @@ global memory; the work-group that counts last combines every output element. Wh
 work-group has at least twice as many work-items as there are output elements,
 `TilePlan.combine_lanes` of them share each element: each combines every lanes-th
 partial result, and the lanes meet in a tree in local memory (dot: 1024 work-items over
-4096 partial results, instead of one work-item over all). Each `ps` dimension is scanned afterwards by a
-kernel (`<name>_scan<d>`) that walks each line of the outputs along that dimension.
+4096 partial results, instead of one work-item over all). Each `ps` dimension is scanned
+afterwards by a kernel (`<name>_scan<d>`) that walks each line of the outputs along that
+dimension.
 """
 
 from collections.abc import Callable, Sequence
@@ -498,7 +499,9 @@ class Placement:
         then the lanes meet in a tree and lane 0 stores the element."""
         lanes, points = self.plan.combine_lanes, self.plan.kept_points
         top = Emitter.at_start(self.kernel.body.block)
-        scratch = [top.emit(memref.AllocaOp.get(t, shape=[lanes, points], memory_space=LCL)) for t in self.types]
+        scratch = [
+            top.emit(memref.AllocaOp.get(t, shape=[lanes, points], memory_space=LCL)) for t in self.types
+        ]
         lane, item = e.div(me, points), e.rem(me, points)
         own = e if lanes * points == self.plan.wg_size else e.if_(e.cmp("slt", lane, lanes))
         assert own is not None
