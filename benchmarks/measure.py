@@ -82,15 +82,17 @@ def host_sampler(variant: str, run: Callable[[], object], note: str) -> Sampler:
     return Sampler(sample, {variant: note})
 
 
-def settle(quiet: float = 0.1, probe: float = 0.005, limit: float = 1.0) -> None:
-    """Wait until this process uses less than `quiet` of a core during a `probe`-second
-    sleep (its other threads idle), at most `limit` seconds."""
+def settle(quiet: float = 0.1, probe: float = 0.005, calm: int = 3, limit: float = 1.0) -> None:
+    """Wait until this process uses less than `quiet` of a core during each of `calm`
+    successive `probe`-second sleeps (its other threads idle), at most `limit` seconds.
+    Several probes: on a loaded machine a spinning thread can go a whole probe without
+    being scheduled."""
     end = time.perf_counter() + limit
-    while time.perf_counter() < end:
+    still = 0
+    while still < calm and time.perf_counter() < end:
         start = time.process_time()
         time.sleep(probe)
-        if time.process_time() - start < quiet * probe:
-            return
+        still = still + 1 if time.process_time() - start < quiet * probe else 0
 
 
 def interleave(prepared: list[Sampler | Measurement], repeats: int, idle: bool) -> list[Measurement]:

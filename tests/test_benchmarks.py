@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import csv
 import json
-import threading
 import time
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from benchmarks import clblast
+from benchmarks import clblast, measure
 from benchmarks.__main__ import main
 from benchmarks.cases import BAR_CASES, parse_cases
 from benchmarks.measure import Roofline, Sampler, settle, stream_kernel
@@ -124,19 +123,23 @@ def test_stream_reads_and_writes_the_case_traffic() -> None:
     assert f"{data.input_bytes} bytes read, {data.output_bytes} written" in sampler.notes["stream"]
 
 
-def test_settle_waits_for_busy_threads() -> None:
+def test_settle_waits_for_busy_threads(monkeypatch) -> None:
     """A thread spinning on after a call (as OpenBLAS's workers do) delays the next run
-    until it stops; an idle process is not delayed."""
+    until it stops; an idle process is not delayed. The process's CPU time is simulated
+    (a real spinning thread can miss whole probes on a loaded machine): busy for the
+    first `busy` probes, then idle."""
+    busy, probes = 7, []
 
-    def spin(seconds: float) -> None:
-        end = time.perf_counter() + seconds
-        while time.perf_counter() < end:
-            pass
+    def cpu_time() -> float:
+        probes.append(None)  # two readings per probe: before and after its sleep
+        done = len(probes) // 2
+        return 0.005 * min(done, busy)
 
+    monkeypatch.setattr(measure.time, "process_time", cpu_time)
+    settle(calm=3)
+    assert len(probes) == 2 * (busy + 3)
+    probes.clear()
+    busy = 0
     start = time.perf_counter()
-    settle()
-    assert time.perf_counter() - start < 0.1
-    threading.Thread(target=spin, args=(0.3,)).start()
-    start = time.perf_counter()
-    settle()
-    assert time.perf_counter() - start > 0.25
+    settle(calm=3)
+    assert len(probes) == 2 * 3 and time.perf_counter() - start < 0.1
