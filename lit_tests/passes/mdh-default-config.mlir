@@ -8,14 +8,15 @@
 // - for cpu, one work-item per work-group, a register tile of up to 4 x 16 elements on two kept
 //   dimensions (the one allowing the widest vectors innermost), pw loops outside the tile's
 //   element loops, the widest valid vector width; with pw dimensions one work-group per
-//   tile (matmul: 10 x 20 on i, j, divisors of the sizes near 4 x 16, vectors of 4 along
-//   j); when the innermost pw dimension
+//   tile (matmul: 2 x 20 on i, j: the inner size a divisor near 16, vectors of 4 along j,
+//   the rows a divisor up to 4; k in 2 tiles of 8, 10 work-groups); when the innermost pw dimension
 //   allows wider vectors than any kept one, it is the innermost loop, vectorized (matvec,
 //   dot: 16 lanes along k), cut into pieces of at most 64 vectors under a tile of 4 rows
 //   (matvec: 4 rows of 64); with a reduction, an input read as vectors that does not depend on
-//   the tile's outer dimension is packed into local memory and a work-group computes about 64
-//   tiles along the dimensions it does not depend on, keeping 8 work-groups (@panel: 64 tiles
-//   of 4 x 16 along i, B in local memory); where an input is not contiguous along the output's
+//   the tile's outer dimension is packed into local memory when its panel over the whole
+//   reduction has at least 16 KB, and a work-group computes about 64 tiles along the dimensions
+//   it does not depend on, keeping 8 work-groups (@panel: 512 x 16 floats, 64 tiles of 4 x 16
+//   along i, B in local memory; matmul's 16 x 20 floats stay in the cache); where an input is not contiguous along the output's
 //   innermost dimension, it is packed transposed (@contraction: B's f axis last, vectors of 16
 //   along f, rows along b, which A reads contiguously); without pw dimensions, a tile read
 //   as vectors is one row (@copy: 1 x 16), one without vectors keeps its rows;
@@ -78,8 +79,8 @@ func.func @matvec(%M: memref<128x64xf32>, %v: memref<64xf32>) -> memref<128xf32>
 
 // CPU-LABEL: func.func @matmul(
 // CPU:      mdh.compute "matmul"
-// CPU-SAME: config = #mdh.config<num_wg = [1, 1, 8], num_wi = [1, 1, 1], lt_size = [10, 20, 2], pt_size = [10, 20, 2],
-// CPU-SAME: inp_mem = {{\[\[}}"glb", "glb"], ["glb", "glb"]], res_mem = ["prv"], ocl_dim = {{\[\[}}2, 2, 0], [2, 2, 2]],
+// CPU-SAME: config = #mdh.config<num_wg = [5, 1, 2], num_wi = [1, 1, 1], lt_size = [2, 20, 8], pt_size = [2, 20, 8],
+// CPU-SAME: inp_mem = {{\[\[}}"glb", "glb"], ["glb", "glb"]], res_mem = ["prv"], ocl_dim = {{\[\[}}1, 2, 0], [2, 2, 2]],
 // CPU-SAME: buf_layout = {{\[\[\[}}0, 1], [0, 1]], {{\[\[}}0, 1], [0, 1]]], loop_order = {{\[\[}}0, 1, 2], [2, 0, 1]],
 // CPU-SAME: combine_layer = "end", vector_width = 4, unroll = 1, prefetch = 0, lcl_pad = 0, wg_combine = "kernel">}
 // GPU-LABEL: func.func @matmul(
@@ -338,17 +339,17 @@ func.func @narrow(%A: memref<7x512xf32>, %B: memref<512x2048xf32>) -> memref<7x2
 
 // CPU-LABEL: func.func @panel(
 // CPU:      mdh.compute "panel"
-// CPU-SAME: config = #mdh.config<num_wg = [2, 4, 1], num_wi = [1, 1, 1], lt_size = [256, 16, 128], pt_size = [4, 16, 128],
+// CPU-SAME: config = #mdh.config<num_wg = [2, 4, 1], num_wi = [1, 1, 1], lt_size = [256, 16, 512], pt_size = [4, 16, 512],
 // CPU-SAME: inp_mem = {{\[\[}}"glb", "lcl"], ["glb", "glb"]], res_mem = ["prv"], ocl_dim = {{\[\[}}1, 0, 2], [2, 2, 2]],
 // CPU-SAME: buf_layout = {{\[\[\[}}0, 1], [0, 1]], {{\[\[}}0, 1], [0, 1]]], loop_order = {{\[\[}}0, 1, 2], [2, 0, 1]],
 // CPU-SAME: combine_layer = "end", vector_width = 16, unroll = 1, prefetch = 0, lcl_pad = 0, wg_combine = "kernel">}
-func.func @panel(%A: memref<512x128xf32>, %B: memref<128x64xf32>) -> memref<512x64xf32> {
+func.func @panel(%A: memref<512x512xf32>, %B: memref<512x64xf32>) -> memref<512x64xf32> {
   %C = mdh.compute "panel"
     {inp_view = [[affine_map<(i, j, k) -> (i, k)>], [affine_map<(i, j, k) -> (k, j)>]],
      md_hom = {scalar_func = @mul, combine_ops = ["cc", "cc", ["pw", @add]]},
      out_view = [[affine_map<(i, j, k) -> (i, j)>]]}
-    {inp_types = [f32, f32], mda_size = [512, 64, 128], out_types = [f32]}
-    (%A, %B) : (memref<512x128xf32>, memref<128x64xf32>) -> memref<512x64xf32>
+    {inp_types = [f32, f32], mda_size = [512, 64, 512], out_types = [f32]}
+    (%A, %B) : (memref<512x512xf32>, memref<512x64xf32>) -> memref<512x64xf32>
   func.return %C : memref<512x64xf32>
 }
 
