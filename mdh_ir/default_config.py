@@ -178,20 +178,10 @@ def _gpu_full_reduction(op: ComputeOp, device: DeviceInfo, lanes: int = 4) -> Co
     scalar readers 58 us, this 51 us; a copy of the same bytes 45 us)."""
     d = op.rank - 1
     num_wi, pt = [1] * op.rank, [1] * op.rank
-    num_wi[d] = min(256, device.max_wg_size, op.sizes[d] // lanes)
+    num_wi[d], pt[d] = min(256, device.max_wg_size, op.sizes[d] // lanes), lanes
     if num_wi[d] < 2:
         return None
-    cfg = _assemble(op, device, num_wi, pt, tuple(range(op.rank)))
-    lt, pt = list(cfg.lt_size), list(cfg.pt_size)
-    lt[d], pt[d] = num_wi[d] * lanes, lanes
-    num_wg = list(cfg.num_wg)
-    num_wg[d] = min(num_wg[d], ceildiv(op.sizes[d], lt[d]))
-    split = cfg.with_(
-        num_wg=tuple(num_wg), lt_size=tuple(lt), pt_size=tuple(pt),
-        ocl_dim=(_ocl_dims(num_wg), cfg.ocl_dim[1]),
-        wg_combine=cfg.wg_combine if num_wg[d] > 1 else "kernel",
-    )  # fmt: skip
-    cfg = _widest_vectors(op, split, (lanes,))
+    cfg = _widest_vectors(op, _assemble(op, device, num_wi, pt, tuple(range(op.rank))), (lanes,))
     return cfg if cfg.vector_width == lanes else None
 
 
@@ -476,11 +466,13 @@ def _assemble(
 ) -> Config:
     """Tile sizes and work-group counts around the chosen work-items and private tiles;
     the innermost pw dimension is split across work-groups until there are `busy` of
-    them (by default 4 per compute unit; 0: not split). Where all work-groups share the
-    same outputs, no more than a work-group's work-items, the last one to finish
-    combines their partial results (`wg_combine = "last"`, where the device allows it)
-    instead of a second kernel (H100: dot 2^24 62 -> 55 us, 10^7 63 -> 53 us; histogram
-    2^24, whose 256 kept work-groups each have outputs of their own, 18.2 -> 19.8 ms)."""
+    them (by default 4 per compute unit; 0: not split), in local tiles of its work-items'
+    private tiles (a pw dimension without work-items: one private tile of it all). Where
+    all work-groups share the same outputs, no more than a work-group's work-items, the
+    last one to finish combines their partial results (`wg_combine = "last"`, where the
+    device allows it) instead of a second kernel (H100: dot 2^24 62 -> 55 us, 10^7 63
+    -> 53 us; histogram 2^24, whose 256 kept work-groups each have outputs of their own,
+    18.2 -> 19.8 ms)."""
     sizes, rank = op.sizes, op.rank
     kept, pw = _kinds(op)
     busy = _busy(device) if busy is None else busy
@@ -493,13 +485,13 @@ def _assemble(
         num_wg[d] = ceildiv(sizes[d], lt[d])
     for d in pw:
         lt[d] = sizes[d]
-        pt[d] = 1 if num_wi[d] > 1 else sizes[d]
+        pt[d] = pt[d] if num_wi[d] > 1 else sizes[d]
     kept_groups = prod(num_wg[d] for d in kept)
     wg_combine = "kernel"
     if pw and kept_groups < busy:
         d = pw[-1]
         groups = ceildiv(busy, kept_groups)
-        lt[d] = num_wi[d] if num_wi[d] > 1 else ceildiv(sizes[d], groups)
+        lt[d] = num_wi[d] * pt[d] if num_wi[d] > 1 else ceildiv(sizes[d], groups)
         pt[d] = min(pt[d], lt[d])
         num_wg[d] = min(groups, ceildiv(sizes[d], lt[d]))
         shared = kept_groups == 1 and prod(sizes[k] for k in kept) <= prod(num_wi)
