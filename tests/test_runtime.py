@@ -146,7 +146,7 @@ def test_vectors_written_to_work_group_partials() -> None:
 
 
 def test_flushed_runs_give_the_same_outputs() -> None:
-    """`flush_bytes` writes scratch memory before each repeat; results and the number of
+    """`flush_bytes` reads scratch memory before each repeat; results and the number of
     timings are unchanged."""
     module = CATALOG["matvec"].build(i=64, k=32)
     inputs = CATALOG["matvec"].inputs(np.random.default_rng(0), i=64, k=32)
@@ -155,6 +155,28 @@ def test_flushed_runs_give_the_same_outputs() -> None:
     flushed, times = program.run(inputs, repeats=3, flush_bytes=1 << 20)
     np.testing.assert_array_equal(plain[0], flushed[0])
     assert len(times) == 3 and all(t > 0 for t in times)
+
+
+def test_the_flush_reads_every_word_of_its_scratch() -> None:
+    """A work-item of the flush kernel reads every global-size-th word, and its result
+    depends on each (their xor: here one work-item reads them all), so no read is
+    optimized away; it writes only when the xor is its key."""
+    import pyopencl as cl
+
+    from mdh_ir.runtime import FLUSH_SOURCE, _context, select_device
+
+    ctx, queue = _context(select_device("cpu"))
+    kernel = cl.Kernel(cl.Program(ctx, FLUSH_SOURCE).build(), "read_through")
+    words = np.random.default_rng(0).integers(0, 2**32, ((3 << 16) + 5, 4), dtype=np.uint32)
+    key = np.array([0x9E3779B9, 0x7F4A7C15, 7, 0], np.uint32) ^ np.bitwise_xor.reduce(words[1:])
+    for first, written in [(key, 7), (key ^ np.uint32(1), 0)]:
+        words[0] = first
+        scratch = cl.Buffer(ctx, cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR, hostbuf=words)
+        sink = np.zeros(1, np.uint32)
+        sink_buf = cl.Buffer(ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=sink)
+        kernel(queue, (1,), None, scratch, sink_buf, np.uint32(len(words)))
+        cl.enqueue_copy(queue, sink, sink_buf)
+        assert sink[0] == written
 
 
 def test_uploaded_inputs_serve_many_runs() -> None:

@@ -120,6 +120,41 @@ def test_database_keeps_one_evaluation_per_configuration(tmp_path) -> None:
     assert db.best(key, "other device") is None
 
 
+def test_a_confirmed_time_outranks_single_flattering_ones(tmp_path) -> None:
+    """After the final check, the pick's careful time may exceed another candidate's
+    single timing; the best (for the runtime and for shipping) is still the pick."""
+    from mdh_ir.tuning.shipped import best_entries
+
+    path = tmp_path / "t.sqlite"
+    db = Database(path)
+    for config, seconds in [("pick", 1.0), ("lucky", 1.5), ("default", 3.0)]:
+        db.record("k", "dev", Evaluation(config, OK, seconds))
+    assert db.best("k", "dev").config == "pick"
+    db.confirm("k", "dev", "pick", 2.0)
+    db.confirm("k", "dev", "default", 3.0)
+    assert db.best("k", "dev") == Evaluation("pick", OK, 2.0)
+    assert best_entries(path) == [dict(computation="k", device="dev", config="pick", seconds=2.0)]
+
+
+def test_a_database_from_before_confirmed_times_is_upgraded(tmp_path) -> None:
+    path = tmp_path / "old.sqlite"
+    conn = sqlite3.connect(path)
+    conn.executescript(
+        "CREATE TABLE evaluations (id INTEGER PRIMARY KEY, computation TEXT NOT NULL,"
+        " device TEXT NOT NULL, config TEXT NOT NULL, status TEXT NOT NULL, seconds REAL,"
+        " times TEXT NOT NULL, message TEXT NOT NULL, cost REAL NOT NULL,"
+        " technique TEXT NOT NULL, created REAL NOT NULL, UNIQUE (computation, device, config));"
+        "INSERT INTO evaluations VALUES (1, 'k', 'dev', 'a', 'ok', 1.0, '[]', '', 0, '', 0);"
+        "INSERT INTO evaluations VALUES (2, 'k', 'dev', 'b', 'ok', 2.0, '[]', '', 0, '', 0);"
+    )
+    conn.close()
+    db = Database(path)
+    assert db.best("k", "dev").config == "a"
+    db.confirm("k", "dev", "b", 2.0)
+    assert db.best("k", "dev").config == "b"
+    assert db.tuned() == [("k", "dev")]
+
+
 def test_concurrent_writers_do_not_corrupt_the_database(tmp_path) -> None:
     path = tmp_path / "shared.sqlite"
     Database(path)

@@ -6,6 +6,9 @@ the op), the device (`DeviceInfo.key`: platform, device name, driver version) an
 configuration (its `#mdh.config` text). Each evaluation is written in its own
 transaction, so a process killed mid-write leaves the database consistent; several
 processes may share one file (WAL journal, busy timeout, insert-or-ignore on the key).
+A time measured in turns with the default when tuning ends is marked `confirmed`; the
+best configuration is the fastest confirmed one (a single flattering time of a
+candidate never timed again does not outrank it), else the fastest of all.
 
 The default file is `$MDH_TUNING_DB`, else `~/.cache/mdh_ir/tuning.sqlite`.
 """
@@ -43,6 +46,7 @@ CREATE TABLE IF NOT EXISTS evaluations (
     cost REAL NOT NULL,
     technique TEXT NOT NULL,
     created REAL NOT NULL,
+    confirmed INTEGER NOT NULL DEFAULT 0,
     UNIQUE (computation, device, config)
 );
 CREATE INDEX IF NOT EXISTS best ON evaluations (computation, device, status, seconds);
@@ -108,6 +112,11 @@ class Database:
         if str(path) != ":memory:":
             self.conn.execute("PRAGMA journal_mode = WAL")
         self.conn.executescript(SCHEMA)
+        columns = [row[1] for row in self.conn.execute("PRAGMA table_info(evaluations)")]
+        if "confirmed" not in columns:  # a database written before the column existed
+            self.conn.execute(
+                "ALTER TABLE evaluations ADD COLUMN confirmed INTEGER NOT NULL DEFAULT 0"
+            )
 
     def add_computation(self, op: ComputeOp) -> str:
         key = computation_key(op)
@@ -135,22 +144,30 @@ class Database:
                  e.message, e.cost, e.technique, time.time()),
             )  # fmt: skip
 
-    def retime(self, computation: str, device: str, config: str, seconds: float) -> None:
-        """Replace a stored time by a more careful measurement."""
+    def confirm(self, computation: str, device: str, config: str, seconds: float) -> None:
+        """Replace a stored time by one measured in turns with the default."""
         with self.conn:
             self.conn.execute(
-                "UPDATE evaluations SET seconds = ? WHERE computation = ? AND device = ? AND config = ?",
+                "UPDATE evaluations SET seconds = ?, confirmed = 1"
+                " WHERE computation = ? AND device = ? AND config = ?",
                 (seconds, computation, device, config),
             )
 
     def best(self, computation: str, device: str) -> Evaluation | None:
+        """The fastest confirmed correct evaluation, else the fastest correct one."""
         row = self.conn.execute(
             "SELECT config, status, seconds, times, message, cost, technique FROM evaluations"
             " WHERE computation = ? AND device = ? AND status = ?"
-            " ORDER BY seconds, id LIMIT 1",
+            " ORDER BY confirmed DESC, seconds, id LIMIT 1",
             (computation, device, OK),
         ).fetchone()
         return _evaluation(row) if row else None
+
+    def tuned(self) -> list[tuple[str, str]]:
+        """Every (computation, device) with an evaluation."""
+        return self.conn.execute(
+            "SELECT DISTINCT computation, device FROM evaluations ORDER BY computation, device"
+        ).fetchall()
 
     def evaluations(self, computation: str, device: str) -> list[Evaluation]:
         rows = self.conn.execute(

@@ -3,7 +3,7 @@
 For each configuration the worker lowers and builds the program, uploads the inputs
 once, runs it once and compares the result with the reference (a wrong result is a
 failure, never a time), then times `repeats` runs and reports the median kernel time.
-Before each timed run the worker writes `FLUSH_BYTES` of scratch memory, so no
+Before each timed run the worker reads `FLUSH_BYTES` of scratch memory, so no
 candidate is timed on inputs that the previous run left in the caches (on an H100,
 inputs up to its 50 MB L2 would stay resident and flatter candidates that a real
 program, calling other code in between, would not see). A candidate whose checked run

@@ -6,21 +6,20 @@ computation it has never tuned, it takes the configuration shipped for the same 
 configuration is still checked against the device's limits before it is built.
 
 `python -m mdh_ir.tuning.shipped DB...` rewrites `shipped.json` from tuning databases:
-the fastest correct configuration of every (computation, device) they hold, merged with
+the best configuration (`Database.best`) of every (computation, device) they hold, merged with
 the entries already shipped (a faster measurement on the same device replaces one).
 """
 
 from __future__ import annotations
 
 import json
-import sqlite3
 import sys
 from pathlib import Path
 
 from mdh_ir.config import Config
 from mdh_ir.device import DeviceInfo
 from mdh_ir.dialects.mdh import ComputeOp
-from mdh_ir.tuning.database import OK, computation_key
+from mdh_ir.tuning.database import Database, computation_key
 from mdh_ir.tuning.tuner import parse_config
 
 SHIPPED = Path(__file__).with_name("shipped.json")
@@ -45,15 +44,16 @@ def shipped_config(op: ComputeOp, info: DeviceInfo, path: Path | None = None) ->
 
 
 def best_entries(db: Path) -> list[dict]:
-    """The fastest correct evaluation of every (computation, device) in a database."""
-    conn = sqlite3.connect(db)
-    rows = conn.execute(
-        "SELECT computation, device, config, MIN(seconds) FROM evaluations"
-        " WHERE status = ? GROUP BY computation, device",
-        (OK,),
-    ).fetchall()
-    conn.close()
-    return [dict(computation=c, device=d, config=cfg, seconds=s) for c, d, cfg, s in rows]
+    """The best evaluation (`Database.best`) of every (computation, device) in a database."""
+    database = Database(db)
+    entries = []
+    for computation, device in database.tuned():
+        best = database.best(computation, device)
+        if best is not None:
+            entries.append(
+                dict(computation=computation, device=device, config=best.config, seconds=best.seconds)
+            )
+    return entries
 
 
 def merge(entries: list[dict], new: list[dict]) -> list[dict]:

@@ -203,7 +203,7 @@ class Tuner:
         if medians is None:
             return
         for e, seconds in zip(pair, medians):
-            self.db.retime(self.key, self.info.key, e.config, seconds)
+            self.db.confirm(self.key, self.info.key, e.config, seconds)
         progress.default = replace(default, seconds=medians[1])
         retimed = replace(best, seconds=medians[0])
         progress.best = min(retimed, progress.default, key=lambda e: e.seconds)  # type: ignore
