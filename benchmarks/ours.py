@@ -74,18 +74,25 @@ def naive(data: CaseData, device: str) -> Config:
     return complete_config(op, DeviceInfo.from_cl(select_device(device)))
 
 
-def sampler(variant: str, data: CaseData, device: str, config: Config) -> Sampler | Measurement:
+def sampler(
+    variants: tuple[str, ...], data: CaseData, device: str, config: Config
+) -> Sampler | Measurement:
     """`config` compiled and checked: a run's time is the kernel time from OpenCL
     profiling events, summed over the program's kernels, its inputs uploaded once (as
-    the peers' are)."""
+    the peers' are). Several `variants` (a tuned configuration that is the default) are
+    one program: each run's time is theirs."""
     program = compile_module(data.module, device, config)
     resident = program.upload(data.inputs)
     outputs, _ = program.run(resident, repeats=1)
     wrong = data.check(outputs)
     if wrong is not None:
-        return Measurement.missing(variant, f"wrong result: {wrong}")
+        return Measurement.missing(variants[0], f"wrong result: {wrong}")
 
     def sample() -> dict[str, float]:
-        return {variant: program.run(resident, repeats=1)[1][0]}
+        seconds = program.run(resident, repeats=1)[1][0]
+        return dict.fromkeys(variants, seconds)
 
-    return Sampler(sample, {variant: f"config {program.config.to_attr()}"})
+    note = f"config {program.config.to_attr()}"
+    if len(variants) > 1:
+        note += f" ({', '.join(variants)}: one program, timed once a round)"
+    return Sampler(sample, dict.fromkeys(variants, note))

@@ -37,7 +37,7 @@ def prepare(
     if peer == "naive":
         from benchmarks import ours
 
-        return [attempt(peer, lambda: ours.sampler(peer, data, device, ours.naive(data, device)))]
+        return [attempt(peer, lambda: ours.sampler((peer,), data, device, ours.naive(data, device)))]
     if peer == "numpy":
         return [attempt(peer, lambda: numpy_peer(data))]
     if peer == "numpy-skylakex":

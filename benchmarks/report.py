@@ -54,9 +54,16 @@ COPY_HOW = (
     " share of the bandwidth attainable at that size"
 )
 
+SAME_HOW = (
+    "ours tuned and default: where tuning kept the default configuration, one program is"
+    " timed for both (default / tuned 1.00): two programs of one configuration, each with"
+    " its own buffers, differed by 10% on the H100 (reduce_max, 2026-11-23 01:46)"
+)
+
 HOW = {
     "cpu": [
         "ours: kernel time from OpenCL profiling events (PoCL), summed over the program's kernels",
+        SAME_HOW,
         "roofline: copy bandwidth and FMA peak measured from OpenCL in the same run (header)",
         "naive: our lowering with one work-item per work-group and per output point"
         " (lt_size = pt_size = 1, num_wg = N on kept dims; pw dims whole in one loop; no vectors)",
@@ -72,6 +79,7 @@ HOW = {
     ],
     "gpu": [
         "ours: kernel time from OpenCL profiling events (NVIDIA OpenCL), summed over the kernels",
+        SAME_HOW,
         "torch: cuBLAS/cuDNN/torch kernels with TF32 off (cudnn.benchmark on), CUDA events",
         "CLBlast: built-in parameters on the NVIDIA OpenCL platform, timed as on the CPU; its"
         " database (1.5.3) has no entries for Hopper, so it falls back to defaults (listed below)",

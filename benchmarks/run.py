@@ -118,13 +118,14 @@ def run_case(
     except Exception as e:  # noqa: BLE001 - the case is still measured untuned
         tuning, result.tuning = None, f"tuning failed ({type(e).__name__}: {e})"
     prepared: list[Sampler | Measurement] = []
-    if tuning is None or tuning.config is None:
+    default = ours.default(data, device)
+    tuned = tuning.config if tuning is not None else None
+    if tuned is None:
         prepared.append(Measurement.missing("ours tuned", "no correct tuned configuration"))
-    else:
-        tuned = tuning.config
-        prepared.append(attempt("ours tuned", lambda: ours.sampler("ours tuned", data, device, tuned)))
-    default = lambda: ours.sampler("ours default", data, device, ours.default(data, device))  # noqa: E731
-    prepared.append(attempt("ours default", default))
+    elif tuned != default:
+        prepared.append(attempt("ours tuned", lambda: ours.sampler(("ours tuned",), data, device, tuned)))
+    both = ("ours tuned", "ours default") if tuned == default else ("ours default",)
+    prepared.append(attempt(both[0], lambda: ours.sampler(both, data, device, default)))
     for name in peers:
         prepared += peer_module.prepare(name, data, device, repeats, roofline)
     result.measurements = interleave(prepared, repeats, idle=device == "cpu")

@@ -83,6 +83,12 @@ def test_quick_cpu_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert [r["case"] for r in merged] == [r["case"] for r in rows]
     assert {r["run"] for r in merged if r["case"] == "matmul:small"} == {first_run}
     (second_run,) = {r["run"] for r in merged if r["case"] == "reduce_sum:small"}
+    # one evaluation: the tuned configuration is the default, one program timed for both
+    tuned, default = (
+        next(r for r in merged if r["case"] == "reduce_sum:small" and r["variant"] == v)
+        for v in ("ours tuned", "ours default")
+    )
+    assert tuned["median_ms"] == default["median_ms"] and "one program" in default["note"]
     assert sorted(json.loads((tmp_path / "results_cpu.json").read_text())) == sorted({first_run, second_run})
     assert (tmp_path / "RESULTS.md").read_text().count("<!-- begin cpu -->") == 1
 
