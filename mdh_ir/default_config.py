@@ -37,7 +37,8 @@
   (`_packed_panel`); an input not contiguous along the output's innermost dimension is
   packed transposed so that vectors run along it (`_transposed_inputs`, tensor
   contraction). Without pw dimensions, work-groups take larger tiles (about 64 per
-  compute unit), grown along the innermost dimensions first.
+  compute unit), grown along the innermost dimensions first. A register tile whose
+  reduction completes inside it is flushed after each tile (`_tile_accumulator`).
 - Otherwise no caching (inp_mem "glb"), private accumulators, identity layouts;
   OpenCL dimension 0 gets the innermost parallel dimension.
 """
@@ -81,7 +82,23 @@ def default_config(op: ComputeOp, device: DeviceInfo) -> Config:
         return _gpu_config(op, device)
     kept, pw = _kinds(op)
     candidates = [_cpu_config(op, device, d) for d in [*reversed(kept), *pw[-1:]]]
-    return max(candidates, key=lambda cfg: cfg.vector_width)
+    return _tile_accumulator(op, device, max(candidates, key=lambda cfg: cfg.vector_width))
+
+
+def _tile_accumulator(op: ComputeOp, device: DeviceInfo, cfg: Config) -> Config:
+    """`cfg` with its partial results flushed after each private tile (combine_layer
+    "pt") where a work-item computes several and each one's results are final there
+    (every reduction loop outside it has one step): the accumulator then holds one
+    register tile instead of all the work-group's tiles (PoCL, tensor contraction,
+    6144 -> 64 floats: 34.5 -> 29.5 ms, numpy 31.5; matmul 1024^3, 4096 -> 64 floats:
+    15.4 -> 14.7 ms; in turns, 12 rounds)."""
+    flushed = cfg.with_(combine_layer="pt")
+    plan = TilePlan(op, flushed)
+    if not plan.accumulates or plan.cross_wi or violations(op, flushed, device):
+        return cfg
+    smaller = prod(plan.acc_extents) < prod(TilePlan(op, cfg).acc_extents)
+    final = all(plan.max_trips(*loop) == 1 for loop in plan.outer_pw_loops)
+    return flushed if smaller and final else cfg
 
 
 def _gpu_config(op: ComputeOp, device: DeviceInfo) -> Config:

@@ -18,7 +18,9 @@
 //   it does not depend on, keeping 8 work-groups (@panel: 512 x 16 floats, 64 tiles of 4 x 16
 //   along i, B in local memory; matmul's 16 x 20 floats stay in the cache); where an input is not contiguous along the output's
 //   innermost dimension, it is packed transposed (@contraction: B's f axis last, vectors of 16
-//   along f, rows along b, which A reads contiguously); without pw dimensions, a tile read
+//   along f, rows along b, which A reads contiguously); a work-item computing several tiles,
+//   each over the whole reduction, flushes its results after each tile (combine_layer "pt":
+//   @panel, @contraction); without pw dimensions, a tile read
 //   as vectors is one row (@copy: 1 x 16), one without vectors keeps its rows;
 // - for gpu, up to 256 work-items per work-group, pt_size 1; with few outputs the work-items go
 //   to the innermost pw dimension (matvec, matmul), else to the kept dimensions (jacobi1d);
@@ -342,7 +344,7 @@ func.func @narrow(%A: memref<7x512xf32>, %B: memref<512x2048xf32>) -> memref<7x2
 // CPU-SAME: config = #mdh.config<num_wg = [2, 4, 1], num_wi = [1, 1, 1], lt_size = [256, 16, 512], pt_size = [4, 16, 512],
 // CPU-SAME: inp_mem = {{\[\[}}"glb", "lcl"], ["glb", "glb"]], res_mem = ["prv"], ocl_dim = {{\[\[}}1, 0, 2], [2, 2, 2]],
 // CPU-SAME: buf_layout = {{\[\[\[}}0, 1], [0, 1]], {{\[\[}}0, 1], [0, 1]]], loop_order = {{\[\[}}0, 1, 2], [2, 0, 1]],
-// CPU-SAME: combine_layer = "end", vector_width = 16, unroll = 1, prefetch = 0, lcl_pad = 0, wg_combine = "kernel">}
+// CPU-SAME: combine_layer = "pt", vector_width = 16, unroll = 1, prefetch = 0, lcl_pad = 0, wg_combine = "kernel">}
 func.func @panel(%A: memref<512x512xf32>, %B: memref<512x64xf32>) -> memref<512x64xf32> {
   %C = mdh.compute "panel"
     {inp_view = [[affine_map<(i, j, k) -> (i, k)>], [affine_map<(i, j, k) -> (k, j)>]],
@@ -358,7 +360,7 @@ func.func @panel(%A: memref<512x512xf32>, %B: memref<512x64xf32>) -> memref<512x
 // CPU-SAME: config = #mdh.config<num_wg = [2, 1, 2, 1, 2, 1, 1], num_wi = [1, 1, 1, 1, 1, 1, 1], lt_size = [1, 8, 1, 6, 1, 16, 8], pt_size = [1, 4, 1, 1, 1, 16, 8],
 // CPU-SAME: inp_mem = {{\[\[}}"glb", "lcl"], ["glb", "glb"]], res_mem = ["prv"], ocl_dim = {{\[\[}}2, 2, 1, 2, 0, 2, 2], [2, 2, 2, 2, 2, 2, 2]],
 // CPU-SAME: buf_layout = {{\[\[\[}}0, 1, 2, 3], [0, 2, 3, 1]], {{\[\[}}0, 1, 2, 3], [0, 1, 2, 3]]], loop_order = {{\[\[}}0, 1, 2, 3, 4, 5, 6], [6, 0, 2, 3, 4, 1, 5]],
-// CPU-SAME: combine_layer = "end", vector_width = 16, unroll = 1, prefetch = 0, lcl_pad = 0, wg_combine = "kernel">}
+// CPU-SAME: combine_layer = "pt", vector_width = 16, unroll = 1, prefetch = 0, lcl_pad = 0, wg_combine = "kernel">}
 func.func @contraction(%A: memref<8x6x2x8xf32>, %B: memref<2x16x8x2xf32>) -> memref<2x8x2x6x2x16xf32> {
   %C = mdh.compute "contraction"
     {inp_view = [[affine_map<(a, b, c, d, e, f, g) -> (g, d, a, b)>], [affine_map<(a, b, c, d, e, f, g) -> (e, f, g, c)>]],
