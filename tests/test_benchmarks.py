@@ -93,6 +93,21 @@ def test_quick_cpu_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert (tmp_path / "RESULTS.md").read_text().count("<!-- begin cpu -->") == 1
 
 
+def test_a_failing_program_shared_by_tuned_and_default_fails_both(monkeypatch) -> None:
+    from benchmarks import ours, run
+
+    (case,) = parse_cases("matvec", "cpu")
+    data = case_data(case)
+    kept = ours.Tuning(ours.default(data, "cpu"), "1 evals")
+    monkeypatch.setattr(ours, "tune", lambda *args: kept)
+    monkeypatch.setattr(ours, "sampler", lambda *args: 1 / 0)
+    result = run.run_case(case, "cpu", "1evals", ":memory:", 2, [])
+    assert [(m.variant, m.available) for m in result.measurements] == [
+        ("ours tuned", False), ("ours default", False)
+    ]
+    assert all("ZeroDivisionError" in m.note for m in result.measurements)
+
+
 def test_copy_peer_only_where_memory_bound() -> None:
     (case,) = parse_cases("matmul:64x64x64", "cpu")
     data = case_data(case)

@@ -6,8 +6,9 @@ computation it has never tuned, it takes the configuration shipped for the same 
 configuration is still checked against the device's limits before it is built.
 
 `python -m mdh_ir.tuning.shipped DB...` rewrites `shipped.json` from tuning databases:
-the best configuration (`Database.best`) of every (computation, device) they hold, merged with
-the entries already shipped (a faster measurement on the same device replaces one).
+the best configuration (`Database.best`) of every (computation, device) they hold,
+merged with the entries already shipped (a faster measurement on the same device
+replaces one).
 """
 
 from __future__ import annotations
