@@ -120,11 +120,11 @@ def run_case(
     prepared: list[Sampler | Measurement] = []
     default = ours.default(data, device)
     tuned = tuning.config if tuning is not None else None
+    shared = tuned == default
     if tuned is None:
         prepared.append(Measurement.missing("ours tuned", "no correct tuned configuration"))
-    elif tuned != default:
+    elif not shared:
         prepared.append(attempt("ours tuned", lambda: ours.sampler(("ours tuned",), data, device, tuned)))
-    shared = tuned == default
     variants = ("ours tuned", "ours default") if shared else ("ours default",)
     timed = attempt(variants[0], lambda: ours.sampler(variants, data, device, default))
     prepared.append(timed)

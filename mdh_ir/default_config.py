@@ -113,7 +113,7 @@ def _gpu_config(op: ComputeOp, device: DeviceInfo) -> Config:
     elif not pw:
         shapes = [_gpu_transposed_tiles(op, device), _gpu_vectors(op, device)]
     elif not kept:
-        shapes = [_gpu_full_reduction(op, device)]
+        shapes = [_gpu_vectors(op, device)]
     for shaped in shapes:
         if shaped is not None and not violations(op, shaped, device):
             return shaped
@@ -174,9 +174,13 @@ def _shared_reduction(
 
 
 def _gpu_vectors(op: ComputeOp, device: DeviceInfo, lanes: int = 4) -> Config | None:
-    """Without pw dimensions: 256 work-items, each taking `lanes` consecutive elements of
-    the innermost dimension as one vector (more bytes in flight per load: measured on
-    H100, bias_add 16x112x112x64 57% -> 64% of the copy bandwidth)."""
+    """Without pw dimensions, or without kept ones: 256 work-items, each taking `lanes`
+    consecutive elements of the innermost dimension as one vector (more bytes in flight
+    per load: measured on H100, bias_add 16x112x112x64 57% -> 64% of the copy
+    bandwidth). Without kept dimensions (dot) the reduction is split over 4 work-groups
+    per compute unit whose partial results the last one combines, in lanes (H100, dot
+    2^24: 132 work-groups of 1024 scalar readers 58 us, this 51 us; a copy of the same
+    bytes 45 us)."""
     sizes, rank = op.sizes, op.rank
     inner = rank - 1
     narrowed = [*sizes[:inner], max(1, sizes[inner] // lanes)]
@@ -185,20 +189,6 @@ def _gpu_vectors(op: ComputeOp, device: DeviceInfo, lanes: int = 4) -> Config | 
         num_wi[d] = n
     pt[inner] = lanes
     cfg = _widest_vectors(op, _assemble(op, device, num_wi, pt, tuple(range(rank))), (lanes,))
-    return cfg if cfg.vector_width == lanes else None
-
-
-def _gpu_full_reduction(op: ComputeOp, device: DeviceInfo, lanes: int = 4) -> Config | None:
-    """Without kept dimensions (dot): 4 work-groups per compute unit of 256 work-items,
-    each reading `lanes` consecutive elements as one vector, their partial results
-    combined by the last work-group, in lanes (H100, dot 2^24: 132 work-groups of 1024
-    scalar readers 58 us, this 51 us; a copy of the same bytes 45 us)."""
-    d = op.rank - 1
-    num_wi, pt = [1] * op.rank, [1] * op.rank
-    num_wi[d], pt[d] = min(256, device.max_wg_size, op.sizes[d] // lanes), lanes
-    if num_wi[d] < 2:
-        return None
-    cfg = _widest_vectors(op, _assemble(op, device, num_wi, pt, tuple(range(op.rank))), (lanes,))
     return cfg if cfg.vector_width == lanes else None
 
 

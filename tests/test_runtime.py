@@ -163,10 +163,10 @@ def test_the_flush_reads_every_word_of_its_scratch() -> None:
     optimized away; it writes only when the xor is its key."""
     import pyopencl as cl
 
-    from mdh_ir.runtime import FLUSH_SOURCE, _context, select_device
+    from mdh_ir.runtime import _context, _flush_kernel, select_device
 
     ctx, queue = _context(select_device("cpu"))
-    kernel = cl.Kernel(cl.Program(ctx, FLUSH_SOURCE).build(), "read_through")
+    kernel = _flush_kernel(ctx)
     words = np.random.default_rng(0).integers(0, 2**32, ((3 << 16) + 5, 4), dtype=np.uint32)
     key = np.array([0x9E3779B9, 0x7F4A7C15, 7, 0], np.uint32) ^ np.bitwise_xor.reduce(words[1:])
     for first, written in [(key, 7), (key ^ np.uint32(1), 0)]:

@@ -106,6 +106,14 @@ __kernel void read_through(__global const uint4* scratch, __global uint* sink, u
 
 
 @cache
+def _flush_kernel(ctx):
+    """The flush kernel (`FLUSH_SOURCE`), built once per context."""
+    import pyopencl as cl
+
+    return cl.Kernel(cl.Program(ctx, FLUSH_SOURCE).build(), "read_through")
+
+
+@cache
 def _flusher(ctx, nbytes: int):
     """A function enqueueing a read of `nbytes` of scratch memory, which evicts other
     data from the caches. Reading, not writing: written lines would be written back
@@ -115,9 +123,8 @@ def _flusher(ctx, nbytes: int):
 
     scratch = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, size=nbytes)
     sink = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, size=4)
-    kernel = cl.Kernel(cl.Program(ctx, FLUSH_SOURCE).build(), "read_through")
     words = np.uint32(nbytes // 16)
-    return lambda queue: kernel(queue, (1 << 16,), None, scratch, sink, words)
+    return lambda queue: _flush_kernel(ctx)(queue, (1 << 16,), None, scratch, sink, words)
 
 
 def known_config(op: ComputeOp, info: DeviceInfo) -> Config | None:
