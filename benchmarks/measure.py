@@ -209,6 +209,14 @@ def _finished(event) -> float:
     return event_seconds(event)
 
 
+def _timed(queue, enqueue: Callable[[], object]) -> float:
+    """Seconds of the command `enqueue()` enqueues, queued behind the runtime's gate
+    (`mdh_ir.runtime.gated`), as our programs' kernels are."""
+    from mdh_ir.runtime import gated
+
+    return _finished(gated(queue, enqueue))
+
+
 @cache
 def _copy_kernel(ctx):
     """The copy kernel, built once per context (the roofline and every case use it)."""
@@ -230,7 +238,7 @@ def _copy_bandwidth(ctx, queue, device, nbytes: int, repeats: int) -> float:
         lambda: cl.enqueue_copy(queue, dst, src, byte_count=nbytes),
         lambda: kernel(queue, (nbytes // 16,), None, src, dst),
     ]
-    best = min(min(_finished(copy()) for _ in range(repeats + 1)) for copy in copies)
+    best = min(min(_timed(queue, copy) for _ in range(repeats + 1)) for copy in copies)
     return 2 * nbytes / best
 
 
@@ -245,7 +253,7 @@ def copy_sampler(ctx, queue, nbytes: int) -> Sampler:
     _finished(cl.enqueue_fill_buffer(queue, src, np.float32(1), 0, half))
     kernel = _copy_kernel(ctx)
     return Sampler(
-        lambda: {"copy": _finished(kernel(queue, (half // 16,), None, src, dst))},
+        lambda: {"copy": _timed(queue, lambda: kernel(queue, (half // 16,), None, src, dst))},
         {"copy": f"float4 copy kernel, {half} bytes read and written"},
     )
 
@@ -272,7 +280,7 @@ def stream_sampler(ctx, queue, reads: int, writes: int) -> Sampler:
     items = -(-max(n_reads, n_writes) // 2)
     args = (src, dst, np.uint32(n_reads), np.uint32(n_writes))
     return Sampler(
-        lambda: {"stream": _finished(kernel(queue, (items,), None, *args))},
+        lambda: {"stream": _timed(queue, lambda: kernel(queue, (items,), None, *args))},
         {"stream": f"float4 stream kernel, {16 * n_reads} bytes read, {16 * n_writes} written"},
     )
 
@@ -282,7 +290,7 @@ def _empty_kernel(ctx, queue, repeats: int = 101) -> float:
 
     kernel = cl.Kernel(cl.Program(ctx, _EMPTY_KERNEL).build(), "empty")
     out = cl.Buffer(ctx, cl.mem_flags.WRITE_ONLY, 4)
-    return float(np.median([_finished(kernel(queue, (1,), (1,), out)) for _ in range(repeats)]))
+    return float(np.median([_timed(queue, lambda: kernel(queue, (1,), (1,), out)) for _ in range(repeats)]))
 
 
 def _fma_peak(ctx, queue, device, repeats: int) -> float:
@@ -295,7 +303,7 @@ def _fma_peak(ctx, queue, device, repeats: int) -> float:
 
     def run(iterations: int) -> float:
         args = (out, np.float32(0.999), np.float32(1e-3), np.int32(iterations))
-        return _finished(kernel(queue, (items,), None, *args))
+        return _timed(queue, lambda: kernel(queue, (items,), None, *args))
 
     iterations = 64
     while run(iterations) < 0.02 and iterations < 1 << 24:  # about 20 ms a run

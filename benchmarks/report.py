@@ -81,6 +81,11 @@ HOW = {
         "ours: kernel time from OpenCL profiling events (NVIDIA OpenCL), summed over the kernels",
         SAME_HOW,
         "torch: cuBLAS/cuDNN/torch kernels with TF32 off (cudnn.benchmark on), CUDA events",
+        "every run of ours, torch, the copy and the stream (and the header's empty kernel) is"
+        " queued behind a gate, a kernel keeping the GPU busy while the host enqueues the run"
+        " (mdh_ir.runtime; torch.cuda._sleep for torch), so the events time kernels, not the"
+        " host's submission: enqueued onto an idle H100 the same kernels timed 2-3 us longer"
+        " (an empty one 6.8 us instead of 3.2)",
         "CLBlast: built-in parameters on the NVIDIA OpenCL platform, timed as on the CPU; its"
         " database (1.5.3) has no entries for Hopper, so it falls back to defaults (listed below)",
         "roofline: copy bandwidth and FMA peak measured from OpenCL in the same run (header)",
