@@ -278,6 +278,26 @@ func.func @copy(%x: memref<64x96xf32>) -> memref<64x96xf32> {
   func.return %y : memref<64x96xf32>
 }
 
+// On gpu, with few outputs whose reduction reads an input across its rows (B[k][j], one
+// row of A): a work-group takes 8 consecutive outputs along j (a 32-byte sector of B's
+// rows), 2 work-items of 4 on OpenCL dimension 0, and 128 work-items share k; k is not
+// split across work-groups (@matmul, whose 20 columns 8 does not divide, keeps the rule
+// above).
+// GPU-LABEL: func.func @row(
+// GPU:      mdh.compute "matmul"
+// GPU-SAME: config = #mdh.config<num_wg = [1, 8, 1], num_wi = [1, 2, 128], lt_size = [1, 8, 256], pt_size = [1, 4, 1],
+// GPU-SAME: ocl_dim = {{\[\[}}2, 0, 2], [2, 0, 1]],
+// GPU-SAME: wg_combine = "kernel">}
+func.func @row(%A: memref<1x256xf32>, %B: memref<256x64xf32>) -> memref<1x64xf32> {
+  %C = mdh.compute "matmul"
+    {inp_view = [[affine_map<(i, j, k) -> (i, k)>], [affine_map<(i, j, k) -> (k, j)>]],
+     md_hom = {scalar_func = @mul, combine_ops = ["cc", "cc", ["pw", @add]]},
+     out_view = [[affine_map<(i, j, k) -> (i, j)>]]}
+    {inp_types = [f32, f32], mda_size = [1, 64, 256], out_types = [f32]}
+    (%A, %B) : (memref<1x256xf32>, memref<256x64xf32>) -> memref<1x64xf32>
+  func.return %C : memref<1x64xf32>
+}
+
 // On gpu, with a reduction of at least 64 and two kept dimensions of at least 64: the
 // GEMM-like shape, 16 x 16 work-items computing 2 x 2 private tiles of 2 x 2 vectors of 2
 // in 128 x 128 x 8 local tiles, every input cached in local memory with the reduction's
