@@ -107,6 +107,8 @@ def _tile_accumulator(op: ComputeOp, device: DeviceInfo, cfg: Config) -> Config:
 def _gpu_config(op: ComputeOp, device: DeviceInfo) -> Config:
     sizes, rank = op.sizes, op.rank
     kept, pw = _kinds(op)
+    outputs = prod(sizes[d] for d in kept)
+    many = outputs >= 64 * device.compute_units or not pw
     shapes = []
     if len(kept) >= 2 and pw and min(sizes[d] for d in kept[-2:]) >= 64:
         streams = max(sizes[d] for d in pw) >= 64
@@ -117,13 +119,11 @@ def _gpu_config(op: ComputeOp, device: DeviceInfo) -> Config:
         shapes = [_gpu_transposed_tiles(op, device), _gpu_vectors(op, device)]
     elif not kept:
         shapes = [_gpu_vectors(op, device)]
-    elif prod(sizes[d] for d in kept) < 64 * device.compute_units:
+    elif not many:
         shapes = [_sector_columns(op, device, kept[-1], pw[-1])]
     for shaped in shapes:
         if shaped is not None and not violations(op, shaped, device):
             return shaped
-    outputs = prod(sizes[d] for d in kept)
-    many = outputs >= 64 * device.compute_units or not pw
     num_wi, pt = [1] * rank, [1] * rank
     width = min(256, device.max_wg_size) if kept else device.max_wg_size
     for d, n in _spread(width, kept if many else pw[-1:], sizes).items():

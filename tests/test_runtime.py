@@ -211,7 +211,7 @@ def test_the_gate_keeps_the_device_busy_for_several_enqueues() -> None:
     kernel = cl.Kernel(cl.Program(ctx, "__kernel void k(__global float* x) { x[0] = 1.0f; }").build(), "k")
     cell = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, 4)
     for run in range(3):
-        gate = _gate(ctx)(queue)
+        gate = _gate(queue)()
         event = kernel(queue, (1,), (1,), cell)
         event.wait()
         if run:

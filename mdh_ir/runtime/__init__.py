@@ -134,18 +134,19 @@ the host takes to enqueue a program's commands behind it."""
 
 
 @cache
-def _gate(ctx):
-    """A function enqueueing the gate (`GATE_SOURCE`) on a queue of `ctx`."""
+def _gate(queue):
+    """A function enqueueing the gate (`GATE_SOURCE`) on `queue`, built once per queue."""
     import pyopencl as cl
 
+    ctx = queue.context
     kernel = cl.Kernel(cl.Program(ctx, GATE_SOURCE).build(), "gate")
     cell = cl.Buffer(ctx, cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR, hostbuf=np.ones(1, np.float32))
-    return lambda queue: kernel(queue, (1,), (1,), cell, np.int32(GATE_STEPS))
+    return lambda: kernel(queue, (1,), (1,), cell, np.int32(GATE_STEPS))
 
 
 def gated(queue, enqueue: Callable[[], object]):
     """`enqueue()`'s result, its commands queued behind the gate (module docstring)."""
-    _gate(queue.context)(queue)
+    _gate(queue)()
     return enqueue()
 
 
