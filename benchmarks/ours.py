@@ -77,8 +77,8 @@ def naive(data: CaseData, device: str) -> Config:
 def sampler(
     variants: tuple[str, ...], data: CaseData, device: str, config: Config
 ) -> Sampler | Measurement:
-    """`config` compiled and checked: a run's time is the kernel time from OpenCL
-    profiling events, summed over the program's kernels, its inputs uploaded once (as
+    """`config` compiled and checked: a run's time is the program's time from
+    OpenCL profiling events (`Program.run`), its inputs uploaded once (as
     the peers' are). Several `variants` (a tuned configuration that is the default) are
     one program: each run's time is theirs."""
     program = compile_module(data.module, device, config)

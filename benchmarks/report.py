@@ -62,7 +62,8 @@ SAME_HOW = (
 
 HOW = {
     "cpu": [
-        "ours: kernel time from OpenCL profiling events (PoCL), summed over the program's kernels",
+        "ours: time from OpenCL profiling events (PoCL), from the start of the program's first"
+        " kernel to the end of its last (rows from runs before 2026-11-23T05:30 summed the kernels' times)",
         SAME_HOW,
         "roofline: copy bandwidth and FMA peak measured from OpenCL in the same run (header)",
         "naive: our lowering with one work-item per work-group and per output point"
@@ -78,7 +79,9 @@ HOW = {
         " (OpenBLAS's workers spin about 110 ms after a call; see benchmarks/measure.py)",
     ],
     "gpu": [
-        "ours: kernel time from OpenCL profiling events (NVIDIA OpenCL), summed over the kernels",
+        "ours: time from OpenCL profiling events (NVIDIA OpenCL), from the start of the program's"
+        " first kernel to the end of its last, the gaps between kernels included (rows from runs"
+        " before 2026-11-23T05:30 summed the kernels' times)",
         SAME_HOW,
         "torch: cuBLAS/cuDNN/torch kernels with TF32 off (cudnn.benchmark on), CUDA events",
         "every run of ours, torch, the copy and the stream (and the header's empty kernel) is"

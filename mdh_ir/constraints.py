@@ -81,7 +81,7 @@ def local_bytes(plan: TilePlan) -> int:
         if plan.cross_wi:
             total += plan.wg_size * 4
         if cfg.wg_combine == "last" and plan.combine_lanes > 1:
-            lanes = plan.combine_lanes * plan.kept_points
+            lanes = plan.combine_lanes * plan.group_points
             total += sum(lanes * element_bytes(t) for t in op.output_element_types)
     return total
 

@@ -142,11 +142,24 @@ class TilePlan:
         return prod(self.cfg.num_wg[d] for d in self.pw_dims)
 
     @cached_property
+    def kept_groups(self) -> int:
+        """Number of work-groups along the kept dimensions: sets of work-groups that
+        share their output elements."""
+        return prod(self.cfg.num_wg[d] for d in self.kept_dims)
+
+    @cached_property
+    def group_points(self) -> int:
+        """Points of the kept dimensions in the local tiles of one kept work-group, the
+        excess of partial tiles counted: the output elements whose partial results the
+        last of its work-groups combines (`wg_combine` "last")."""
+        return prod(self.max_trips("lt", d) * self.cfg.lt_size[d] for d in self.kept_dims)
+
+    @cached_property
     def combine_lanes(self) -> int:
         """Work-items of the last work-group that share each output element's partial
         results (`wg_combine` "last"): the largest power of two that fits the work-group
         beside the other elements and leaves each at least one partial result."""
-        fit = min(self.wg_size // self.kept_points, self.pw_groups)
+        fit = min(self.wg_size // self.group_points, self.pw_groups)
         return 1 << (fit.bit_length() - 1) if fit > 1 else 1
 
     @cached_property

@@ -307,11 +307,9 @@ def test_inside_copies(name: str) -> None:
 
 
 LAST_GROUP_COMPUTATIONS = ["bmatmul", "dot", "mcc", "matvec", "prl", "reduce_sum"]
-LAST_GROUP_WITHOUT = {"dot": {1}, "bmatmul": {2}, "mcc": {2}}
+LAST_GROUP_WITHOUT = {"dot": {1}}
 """Kinds of last-group combine the draws do not give: dot's one output element is shared
-by any work-group of several work-items; lanes for bmatmul's 60 and mcc's 72 output
-elements (test sizes) need work-groups of 120 and 144 work-items that also split a
-reduction across work-groups, which its random draws did not give."""
+by any work-group of several work-items."""
 
 
 def last_group_kind(plan: TilePlan) -> int:
@@ -344,8 +342,10 @@ def test_last_group_combine(name: str) -> None:
     """Work-group partial results combined by the last work-group (`wg_combine = "last"`:
     a counter, fences, the output elements dealt out to its work-items or shared by
     lanes of them) give the reference result, with and without a combine function that
-    has an identity (prl); the draws cover every `last_group_kind` the computation has."""
-    kinds = set()
+    has an identity (prl); the draws cover every `last_group_kind` the computation has,
+    and, where it has kept dimensions, several kept work-groups (each with its counter
+    and its own last work-group)."""
+    kinds, shared = set(), set()
     for seed in range(LANE_DRAWS):
         drawn = draw_last_group(name, seed)
         assert drawn is not None, f"no configuration of {name} splitting a pw dimension"
@@ -353,6 +353,9 @@ def test_last_group_combine(name: str) -> None:
         kernels = [o for o in lower(module, DeviceInfo.from_cl(select_device(TEST_DEVICE)), cfg).walk()
                    if isinstance(o, KernelOp)]  # fmt: skip
         assert not any(k.sym_name.data.endswith("_combine") for k in kernels)
-        kinds.add(last_group_kind(TilePlan(find_compute(module), cfg)))
+        plan = TilePlan(find_compute(module), cfg)
+        kinds.add(last_group_kind(plan))
+        shared.add(plan.kept_groups > 1)
         check_draw(name, seed, sizes, module, cfg)
     assert kinds == {0, 1, 2} - LAST_GROUP_WITHOUT.get(name, set()), kinds
+    assert (True in shared) == (name != "dot"), shared

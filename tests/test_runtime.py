@@ -4,6 +4,7 @@ errors, multiple kernels and temporaries, profiling times."""
 from __future__ import annotations
 
 from dataclasses import replace
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -13,7 +14,7 @@ from mdh_ir.constraints import violations
 from mdh_ir.default_config import default_config
 from mdh_ir.device import PRESETS, DeviceInfo
 from mdh_ir.errors import MDHError
-from mdh_ir.runtime import BuildError, DeviceError, build, compile_module, select_device
+from mdh_ir.runtime import BuildError, DeviceError, build, compile_module, gated, select_device, span
 from mdh_ir.runtime import _context as context
 from mdh_ir.semantics.reference import find_compute
 from tests.lowering_check import check_outputs
@@ -70,9 +71,10 @@ def test_two_kernels_and_temporaries_and_profiling() -> None:
 
 
 def test_last_work_group_combines_with_a_zeroed_counter() -> None:
-    """wg_combine "last" (the GPU default of dot): one kernel; the host zeroes the
-    counter before every run (a counter left at the 0xFF fill, or at the last run's
-    count, would leave the output unwritten and poisoned)."""
+    """wg_combine "last" (the GPU default of dot): one kernel; its counter is a global
+    that starts at zero and that the last work-group sets back to zero, so every run
+    finds it zeroed (a counter left at the last run's count would leave the output
+    unwritten and poisoned)."""
     module = CATALOG["dot"].build(k=5000)
     cfg = default_config(find_compute(module), PRESETS["gpu"])
     assert (cfg.num_wg[0], cfg.wg_combine) == (5, "last")
@@ -82,6 +84,28 @@ def test_last_work_group_combines_with_a_zeroed_counter() -> None:
     resident = program.upload(inputs)
     for _ in range(3):
         check_outputs(module, inputs, program.run(resident)[0])
+
+
+def test_a_run_is_timed_from_its_first_command_to_its_last() -> None:
+    """A program's time spans its kernels, the gaps between them included: one kernel for
+    wg_combine "last" (its counters a global kept across runs, not filled before each),
+    two for "kernel"."""
+    import pyopencl as cl
+
+    def event(start: int, end: int) -> SimpleNamespace:
+        return SimpleNamespace(profile=SimpleNamespace(start=start, end=end))
+
+    assert span([event(100, 110), event(115, 120)]) == pytest.approx(20e-9)
+    module = CATALOG["dot"].build(k=5000)
+    base = default_config(find_compute(module), PRESETS["gpu"])
+    inputs = CATALOG["dot"].inputs(np.random.default_rng(4), k=5000)
+    kernel = cl.command_type.NDRANGE_KERNEL
+    for wg_combine, kinds in [("last", [kernel]), ("kernel", [kernel, kernel])]:
+        program = compile_module(module, "cpu", base.with_(wg_combine=wg_combine))
+        buffers = dict(zip(program.host.body.block.args, program.upload(inputs)))
+        events = gated(program.queue, lambda: program._enqueue(buffers))
+        cl.wait_for_events(events)
+        assert [e.command_type for e in events] == kinds
 
 
 @pytest.mark.parametrize("wg_combine", ["kernel", "last"])

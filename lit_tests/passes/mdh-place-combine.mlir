@@ -222,7 +222,9 @@ func.func @matvec_wg(%M: memref<10x12xf32>, %v: memref<12xf32>) -> memref<10xf32
 }
 // matvec_last: k split over 3 work-groups of 2 work-items (on i), combined by the last
 // work-group to finish: it sees 2 (the third) in the counter, shares that through local
-// memory, and its work-items 0 and 1 take the elements 0, 2, 4, ... and 1, 3, 5, ...
+// memory, sets the counter (a zeroed global the program keeps) back to zero for the
+// next launch, and its work-items 0 and 1 take the elements 0, 2, 4, ... and 1, 3, 5, ...
+// CHECK:       "memref.global"() <{sym_name = "matvec_last_0_counters", type = memref<1xi32>, initial_value = dense<0> : tensor<1xi32>
 // CHECK-LABEL: lowlevel.kernel @matvec_last_0(
 // CHECK-SAME:    %{{[0-9]+}}: memref<10xf32>, [[T:%[0-9]+]]: memref<3x10xf32>, [[N:%[0-9]+]]: memref<1xi32>)
 // CHECK-NEXT:    [[LAST:%[0-9]+]] = memref.alloca() : memref<1xi1, "lcl">
@@ -231,12 +233,15 @@ func.func @matvec_wg(%M: memref<10x12xf32>, %v: memref<12xf32>) -> memref<10xf32
 // CHECK:         lowlevel.barrier global
 // CHECK:         [[IS0:%[0-9]+]] = arith.cmpi eq, [[WI]], %{{[0-9]+}} : index
 // CHECK-NEXT:    scf.if [[IS0]] {
-// CHECK-NEXT:      lowlevel.fence
-// CHECK-NEXT:      [[Z:%[0-9]+]] = arith.constant 0 : index
-// CHECK-NEXT:      [[BEFORE:%[0-9]+]] = lowlevel.atomic_inc [[N]]{{\[}}[[Z]]] : memref<1xi32>
+// CHECK:           lowlevel.fence
+// CHECK-NEXT:      [[BEFORE:%[0-9]+]] = lowlevel.atomic_inc [[N]]{{\[}}[[Z:%[0-9]+]]] : memref<1xi32>
 // CHECK-NEXT:      lowlevel.fence
 // CHECK-NEXT:      [[TWO:%[0-9]+]] = arith.constant 2 : i32
 // CHECK-NEXT:      [[ISLAST:%[0-9]+]] = arith.cmpi eq, [[BEFORE]], [[TWO]] : i32
+// CHECK-NEXT:      scf.if [[ISLAST]] {
+// CHECK-NEXT:        [[ZERO:%[0-9]+]] = arith.constant 0 : i32
+// CHECK-NEXT:        memref.store [[ZERO]], [[N]]{{\[}}[[Z]]] : memref<1xi32>
+// CHECK-NEXT:      }
 // CHECK-NEXT:      [[Z2:%[0-9]+]] = arith.constant 0 : index
 // CHECK-NEXT:      memref.store [[ISLAST]], [[LAST]]{{\[}}[[Z2]]] : memref<1xi1, "lcl">
 // CHECK-NEXT:    }
@@ -255,9 +260,7 @@ func.func @matvec_wg(%M: memref<10x12xf32>, %v: memref<12xf32>) -> memref<10xf32
 // CHECK-LABEL: func.func @matvec_last(
 // CHECK-NEXT:    %w = memref.alloc() : memref<10xf32>
 // CHECK-NEXT:    [[TMP:%[0-9]+]] = memref.alloc() : memref<3x10xf32>
-// CHECK-NEXT:    [[CNT:%[0-9]+]] = memref.alloc() : memref<1xi32>
-// CHECK-NEXT:    [[ZERO:%[0-9]+]] = arith.constant 0 : i32
-// CHECK-NEXT:    lowlevel.fill [[CNT]] with [[ZERO]] : memref<1xi32>, i32
+// CHECK-NEXT:    [[CNT:%[0-9]+]] = memref.get_global @matvec_last_0_counters : memref<1xi32>
 // CHECK-NEXT:    lowlevel.launch @matvec_last_0(%M, %v, %w, [[TMP]], [[CNT]]) global [6, 1, 1] local [2, 1, 1]
 // CHECK-NEXT:    func.return %w : memref<10xf32>
 func.func @matvec_last(%M: memref<10x12xf32>, %v: memref<12xf32>) -> memref<10xf32> {
@@ -267,6 +270,35 @@ func.func @matvec_last(%M: memref<10x12xf32>, %v: memref<12xf32>) -> memref<10xf
      out_view = [[affine_map<(i, k) -> (i)>]]}
     {inp_types = [f32, f32], mda_size = [10, 12], out_types = [f32],
      config = #mdh.config<num_wg = [1, 3], num_wi = [2, 1], lt_size = [10, 4], pt_size = [5, 4],
+                          ocl_dim = [[1, 0], [0, 2]], wg_combine = "last">}
+    (%M, %v) : (memref<10x12xf32>, memref<12xf32>) -> memref<10xf32>
+  func.return %w : memref<10xf32>
+}
+// matvec_groups: i over 2 work-groups (local tiles of 6: the second holds 4 elements),
+// k over 3: a counter per kept work-group, indexed by its group id along i; the last of
+// the 3 work-groups of a kept work-group combines only its own 6 positions, those past
+// the end of i (the second tile's excess) skipped.
+// CHECK:       "memref.global"() <{sym_name = "matvec_groups_0_counters", type = memref<2xi32>, initial_value = dense<0> : tensor<2xi32>
+// CHECK-LABEL: lowlevel.kernel @matvec_groups_0(
+// CHECK-SAME:    [[N:%[0-9]+]]: memref<2xi32>)
+// CHECK:         [[G:%[0-9]+]] = lowlevel.group_id 1
+// CHECK:         [[BEFORE:%[0-9]+]] = lowlevel.atomic_inc [[N]]{{\[}}[[G]]] : memref<2xi32>
+// CHECK:         memref.store %{{[0-9]+}}, [[N]]{{\[}}[[G]]] : memref<2xi32>
+// CHECK:         scf.for [[POS:%[0-9]+]] = %{{[0-9]+}} to %{{[0-9]+}} step %{{[0-9]+}} {
+// CHECK:           [[SIX:%[0-9]+]] = arith.constant 6 : index
+// CHECK-NEXT:      [[BASE:%[0-9]+]] = arith.muli [[SIX]], [[G]] : index
+// CHECK-NEXT:      [[I:%[0-9]+]] = arith.addi [[POS]], [[BASE]] : index
+// CHECK-NEXT:      [[TEN:%[0-9]+]] = arith.constant 10 : index
+// CHECK-NEXT:      [[IN:%[0-9]+]] = arith.cmpi slt, [[I]], [[TEN]] : index
+// CHECK:           scf.if [[IN]] {
+// CHECK:             memref.store %{{[0-9]+}}, %{{[0-9]+}}{{\[}}[[I]]] : memref<10xf32>
+func.func @matvec_groups(%M: memref<10x12xf32>, %v: memref<12xf32>) -> memref<10xf32> {
+  %w = mdh.compute "matvec_groups"
+    {inp_view = [[affine_map<(i, k) -> (i, k)>], [affine_map<(i, k) -> (k)>]],
+     md_hom = {scalar_func = @mul, combine_ops = ["cc", ["pw", @add]]},
+     out_view = [[affine_map<(i, k) -> (i)>]]}
+    {inp_types = [f32, f32], mda_size = [10, 12], out_types = [f32],
+     config = #mdh.config<num_wg = [2, 3], num_wi = [2, 1], lt_size = [6, 4], pt_size = [3, 4],
                           ocl_dim = [[1, 0], [0, 2]], wg_combine = "last">}
     (%M, %v) : (memref<10x12xf32>, memref<12xf32>) -> memref<10xf32>
   func.return %w : memref<10xf32>
@@ -482,12 +514,14 @@ func.func @prefix_sum(%x: memref<100xf32>) -> memref<100xf32> {
 // CHECK-NEXT:    [[S:%[0-9]+]] = memref.alloca() : memref<4x1xf32, "lcl">
 // CHECK:         [[WI:%[0-9]+]] = lowlevel.local_id 0
 // CHECK:         lowlevel.atomic_inc
+// CHECK:         lowlevel.barrier
 // CHECK:         scf.if %{{[0-9]+}} {
 // CHECK-NEXT:      [[I:%[0-9]+]] = arith.constant 0 : index
-// CHECK-NEXT:      [[A:%[0-9]+]] = memref.load [[T]]{{\[}}[[WI]], [[I]]] : memref<8x1xf32>
+// CHECK-NEXT:      [[J:%[0-9]+]] = arith.constant 0 : index
+// CHECK-NEXT:      [[A:%[0-9]+]] = memref.load [[T]]{{\[}}[[WI]], [[J]]] : memref<8x1xf32>
 // CHECK-NEXT:      [[FOUR:%[0-9]+]] = arith.constant 4 : index
 // CHECK-NEXT:      [[P:%[0-9]+]] = arith.addi [[WI]], [[FOUR]] : index
-// CHECK-NEXT:      [[B:%[0-9]+]] = memref.load [[T]]{{\[}}[[P]], [[I]]] : memref<8x1xf32>
+// CHECK-NEXT:      [[B:%[0-9]+]] = memref.load [[T]]{{\[}}[[P]], [[J]]] : memref<8x1xf32>
 // CHECK-NEXT:      [[AB:%[0-9]+]] = func.call @add([[A]], [[B]])
 // CHECK-NEXT:      memref.store [[AB]], [[S]]{{\[}}[[WI]], [[I]]]
 // CHECK-NEXT:      lowlevel.barrier
@@ -500,7 +534,7 @@ func.func @prefix_sum(%x: memref<100xf32>) -> memref<100xf32> {
 // CHECK:           lowlevel.barrier
 // CHECK-NEXT:      [[Z:%[0-9]+]] = arith.constant 0 : index
 // CHECK-NEXT:      [[IS0:%[0-9]+]] = arith.cmpi eq, [[WI]], [[Z]] : index
-// CHECK-NEXT:      scf.if [[IS0]] {
+// CHECK:           scf.if [[IS0]] {
 // CHECK:             [[V:%[0-9]+]] = memref.load [[S]]
 // CHECK:             memref.store [[V]], [[R]][] : memref<f32>
 // CHECK-NOT:   lowlevel.kernel @dot_lanes_0_combine

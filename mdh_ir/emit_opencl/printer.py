@@ -37,7 +37,6 @@ from mdh_ir.dialects.lowlevel import (
     AtomicIncOp,
     BarrierOp,
     FenceOp,
-    FillOp,
     GroupIdOp,
     KernelOp,
     LaunchOp,
@@ -228,8 +227,9 @@ class OpenCLPrinter:
         for op in block.ops:
             if isinstance(op, memref.AllocOp):
                 self.line(f"//   {self.name(op.memref)} = buffer {op.memref.type}")
-            elif isinstance(op, FillOp):
-                self.line(f"//   fill {self.name(op.dest)} with {self.name(op.value)}")
+            elif isinstance(op, memref.GetGlobalOp):
+                name = op.name_.root_reference.data
+                self.line(f"//   {self.name(op.memref)} = global {name} {op.memref.type}, kept across runs")
             elif isinstance(op, arith.ConstantOp):
                 continue
             elif isinstance(op, LaunchOp):

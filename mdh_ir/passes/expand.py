@@ -42,7 +42,7 @@ from dataclasses import dataclass
 from math import prod
 
 from xdsl.context import Context
-from xdsl.dialects import arith, func, memref, scf, vector
+from xdsl.dialects import arith, memref, scf, vector
 from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, VectorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import (
@@ -321,7 +321,7 @@ class LowLevelExpand(ModulePass):
                 expand_view_load(o)
             elif isinstance(o, CopyOp):
                 expand_copy(o)
-            elif isinstance(o, FillOp) and not isinstance(o.parent_op(), func.FuncOp):
+            elif isinstance(o, FillOp):
                 expand_fill(o)
         for loop in [o for o in op.walk() if isinstance(o, TileForOp)]:
             expand_tile_for(loop)

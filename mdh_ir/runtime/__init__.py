@@ -2,7 +2,7 @@
 
     program = compile_module(module, device="cpu")     # lower, check, build once
     (w,) = program(M, v)                                # numpy in, numpy out
-    outputs, seconds = program.run([M, v], repeats=20)  # kernel times (profiling events)
+    outputs, seconds = program.run([M, v], repeats=20)  # times (profiling events)
 
 Each timed repeat's commands are queued behind a gate, a kernel that keeps the device
 busy while the host enqueues them, so that their profiling events time the kernels and
@@ -39,15 +39,15 @@ from xdsl.context import Context
 from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import SSAValue
+from xdsl.traits import SymbolTable
 
 from mdh_ir.config import Config
 from mdh_ir.constraints import violations
 from mdh_ir.device import DeviceInfo
-from mdh_ir.dialects.lowlevel import BarrierOp, FillOp, LaunchOp
+from mdh_ir.dialects.lowlevel import BarrierOp, LaunchOp
 from mdh_ir.dialects.mdh import ComputeOp
 from mdh_ir.emit_opencl import opencl_source
 from mdh_ir.errors import MDHError
-from mdh_ir.passes.emit import constant_value
 from mdh_ir.passes.lower_to_opencl import pipeline
 from mdh_ir.semantics.reference import find_compute
 from mdh_ir.semantics.scalar_eval import numpy_dtype
@@ -210,6 +210,11 @@ class Program:
         self.cl_program = build(self.ctx, self.source, self.build_options)
         self.host = host_function(self.lowered)
         self.kernels = {k: getattr(self.cl_program, k) for k in self.kernel_names()}
+        self.allocated: dict[SSAValue, object] = {}
+        """The host function's buffers, created on the first run and kept, as a
+        program keeps its workspace: creating them each run took the host longer than
+        the gate lasts (NVIDIA's OpenCL, MatMul 16x1000x2048: 300-350 us to enqueue a
+        run, 100-180 us with the buffers kept)."""
 
     def kernel_names(self) -> list[str]:
         return [op.kernel.string_value() for op in self.host.walk() if isinstance(op, LaunchOp)]
@@ -235,7 +240,8 @@ class Program:
     def run(
         self, inputs: list, repeats: int = 1, flush_bytes: int = 0
     ) -> tuple[list[np.ndarray], list[float]]:
-        """Outputs and, per repeat, the summed kernel time in seconds, each repeat's
+        """Outputs and, per repeat, the program's time in seconds: from the start of
+        its first kernel to the end of its last (the gaps between them included), the
         commands queued behind the gate (module docstring). `inputs`: arrays, or the
         buffers of `upload`. With `flush_bytes`, a scratch buffer of that size is read
         before each repeat, so that the inputs are not cache-resident (as between the
@@ -252,7 +258,7 @@ class Program:
                 flush(self.queue)
             launches = gated(self.queue, lambda: self._enqueue(buffers))
             cl.wait_for_events(launches)
-            times.append(sum((e.profile.end - e.profile.start) * 1e-9 for e in launches))
+            times.append(span(launches))
         ret = next(op for op in block.ops if isinstance(op, func.ReturnOp))
         outputs = []
         for v in ret.arguments:
@@ -262,26 +268,47 @@ class Program:
             outputs.append(out)
         return outputs, times
 
+    def new_buffer(self, op: memref.AllocOp | memref.GetGlobalOp):
+        """A buffer for a host function's `memref.alloc`, or one holding the initial
+        value of the `memref.global` a `memref.get_global` names."""
+        import pyopencl as cl
+
+        if isinstance(op, memref.AllocOp):
+            return cl.Buffer(self.ctx, cl.mem_flags.READ_WRITE, size=max(_nbytes(op.memref.type), 1))
+        glob = SymbolTable.lookup_symbol(self.lowered, op.name_.root_reference.data)
+        assert isinstance(glob, memref.GlobalOp)
+        t = glob.type
+        values = np.array(glob.initial_value.get_values(), dtype=numpy_dtype(t.element_type))  # type: ignore
+        flags = cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR
+        return cl.Buffer(self.ctx, flags, hostbuf=values.reshape(t.get_shape()))
+
     def _enqueue(self, buffers: dict[SSAValue, object]) -> list:
         """Enqueue the host function's commands (its buffers into `buffers`): the events
-        of its kernels."""
+        of its kernels. (Each run fills its allocated buffers with 0xFF first, so that a
+        read of an element never written shows; that fill is not the program's.)"""
         import pyopencl as cl
 
         launches = []
         for op in self.host.body.block.ops:
+            if isinstance(op, memref.AllocOp | memref.GetGlobalOp):
+                if op.memref not in self.allocated:
+                    self.allocated[op.memref] = self.new_buffer(op)
+                buffers[op.memref] = self.allocated[op.memref]
             if isinstance(op, memref.AllocOp):
-                nbytes = _nbytes(op.memref.type)
-                buffers[op.memref] = cl.Buffer(self.ctx, cl.mem_flags.READ_WRITE, size=max(nbytes, 1))
-                cl.enqueue_fill_buffer(self.queue, buffers[op.memref], np.uint8(0xFF), 0, nbytes)
-            elif isinstance(op, FillOp):
-                dtype = numpy_dtype(op.dest.type.element_type)  # type: ignore[attr-defined]
-                value = dtype.type(constant_value(op.value))
-                cl.enqueue_fill_buffer(self.queue, buffers[op.dest], value, 0, _nbytes(op.dest.type))
+                poison = np.uint8(0xFF)
+                cl.enqueue_fill_buffer(self.queue, buffers[op.memref], poison, 0, _nbytes(op.memref.type))
             elif isinstance(op, LaunchOp):
                 kernel = self.kernels[op.kernel.string_value()]
                 sizes = tuple(op.global_size.get_values()), tuple(op.local_size.get_values())
                 launches.append(kernel(self.queue, *sizes, *[buffers[a] for a in op.args]))
         return launches
+
+
+def span(events) -> float:
+    """Seconds from the start of the first of `events` to the end of the last, by their
+    profiling: what a program's commands take together, the gaps between them included
+    (summing each one's duration would leave the gaps out)."""
+    return (max(e.profile.end for e in events) - min(e.profile.start for e in events)) * 1e-9
 
 
 def _nbytes(t) -> int:
