@@ -192,6 +192,21 @@ def test_tuning_is_never_slower_than_the_default_and_is_reused(tmp_path, monkeyp
     assert program.config == best
 
 
+def test_a_continued_tuning_starts_from_the_best_the_database_knows(tmp_path) -> None:
+    """A second tuning with a budget of one evaluation replays the default and then the
+    first tuning's pick, which is its best candidate before the final check."""
+    module = small_matvec()
+    db = Database(tmp_path / "t.sqlite")
+    first = Tuner(module, db, "cpu", "random", seed=3, repeats=3).run(Budget.parse("6evals"))
+    assert first.best.config != first.default.config
+    known = db.best(computation_key(find_compute(module)), Tuner(module, db, "cpu").info.key)
+    bests = []
+    tuner = Tuner(module, db, "cpu", "random", seed=4, repeats=3, progress=lambda p: bests.append(p.best.config))
+    again = tuner.run(Budget.parse("1evals"))
+    assert (again.evaluations, again.replayed) == (2, 2)
+    assert bests[1] == known.config
+
+
 def test_final_check_times_the_pick_against_the_default_in_turns(tmp_path) -> None:
     """A candidate crowned by a flattering single timing is timed in turns with the
     default when tuning ends; both stored times become the interleaved ones."""

@@ -131,7 +131,10 @@ class Tuner:
     ) -> Progress:
         """Tune within `budget`. Candidates are checked on `inputs` (seeded random ones
         by default) against `reference` (by default the reference semantics; pass an
-        independent float64 result where evaluating the semantics would be too slow)."""
+        independent float64 result where evaluating the semantics would be too slow).
+        The default is evaluated first, then the best configuration the database
+        already knows (a replay), so that a tuning that continues a database never
+        ends with a worse pick than the database had."""
         if inputs is None:
             inputs = random_inputs(self.op, np.random.default_rng(self.seed))
         if reference is None:
@@ -165,6 +168,9 @@ class Tuner:
 
             default = default_config(self.op, self.info)
             progress.default = measure(default)
+            known = self.db.best(self.key, self.info.key)
+            if known is not None and known.config not in seen:
+                measure(parse_config(known.config, self.op))
             params = config_params(self.op, self.info, default)
             if progress.default.ok and params is not None:
                 self.technique.start_from(params, progress.default.seconds)  # type: ignore[arg-type]
