@@ -102,7 +102,7 @@ def test_a_run_is_timed_from_its_first_command_to_its_last() -> None:
     kernel = cl.command_type.NDRANGE_KERNEL
     for wg_combine, kinds in [("last", [kernel]), ("kernel", [kernel, kernel])]:
         program = compile_module(module, "cpu", base.with_(wg_combine=wg_combine))
-        buffers = dict(zip(program.host.body.block.args, program.upload(inputs)))
+        buffers = dict(zip(program.host.body.block.args, program.upload(inputs))) | program.workspace
         events = gated(program.queue, lambda: program._enqueue(buffers))
         cl.wait_for_events(events)
         assert [e.command_type for e in events] == kinds

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from functools import cache
+from functools import cache, cached_property
 
 import numpy as np
 from xdsl.context import Context
@@ -160,8 +160,8 @@ def _flusher(ctx, nbytes: int):
 
     scratch = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, size=nbytes)
     sink = cl.Buffer(ctx, cl.mem_flags.READ_WRITE, size=4)
-    words = np.uint32(nbytes // 16)
-    return lambda queue: _flush_kernel(ctx)(queue, (1 << 16,), None, scratch, sink, words)
+    words, kernel = np.uint32(nbytes // 16), _flush_kernel(ctx)
+    return lambda queue: kernel(queue, (1 << 16,), None, scratch, sink, words)
 
 
 def known_config(op: ComputeOp, info: DeviceInfo) -> Config | None:
@@ -210,11 +210,6 @@ class Program:
         self.cl_program = build(self.ctx, self.source, self.build_options)
         self.host = host_function(self.lowered)
         self.kernels = {k: getattr(self.cl_program, k) for k in self.kernel_names()}
-        self.allocated: dict[SSAValue, object] = {}
-        """The host function's buffers, created on the first run and kept, as a
-        program keeps its workspace: creating them each run took the host longer than
-        the gate lasts (NVIDIA's OpenCL, MatMul 16x1000x2048: 300-350 us to enqueue a
-        run, 100-180 us with the buffers kept)."""
 
     def kernel_names(self) -> list[str]:
         return [op.kernel.string_value() for op in self.host.walk() if isinstance(op, LaunchOp)]
@@ -252,6 +247,7 @@ class Program:
         flush = _flusher(self.ctx, flush_bytes) if flush_bytes else None
         resident = all(isinstance(x, cl.Buffer) for x in inputs)
         buffers: dict[SSAValue, object] = dict(zip(block.args, inputs if resident else self.upload(inputs)))
+        buffers.update(self.workspace)
         times = []
         for _ in range(repeats):
             if flush is not None:
@@ -268,32 +264,39 @@ class Program:
             outputs.append(out)
         return outputs, times
 
-    def new_buffer(self, op: memref.AllocOp | memref.GetGlobalOp):
-        """A buffer for a host function's `memref.alloc`, or one holding the initial
-        value of the `memref.global` a `memref.get_global` names."""
+    @cached_property
+    def workspace(self) -> dict[SSAValue, object]:
+        """The host function's buffers, created on the first run and kept, as a program
+        keeps its workspace: its `memref.alloc`s, and its `memref.get_global`s holding
+        their globals' initial values. (Created each run, they took the host longer to
+        enqueue than the gate lasts: NVIDIA's OpenCL, MatMul 16x1000x2048, 300-350 us a
+        run, 100-180 us with the buffers kept.)"""
         import pyopencl as cl
 
-        if isinstance(op, memref.AllocOp):
-            return cl.Buffer(self.ctx, cl.mem_flags.READ_WRITE, size=max(_nbytes(op.memref.type), 1))
-        glob = SymbolTable.lookup_symbol(self.lowered, op.name_.root_reference.data)
-        assert isinstance(glob, memref.GlobalOp)
-        t = glob.type
-        values = np.array(glob.initial_value.get_values(), dtype=numpy_dtype(t.element_type))  # type: ignore
-        flags = cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR
-        return cl.Buffer(self.ctx, flags, hostbuf=values.reshape(t.get_shape()))
+        buffers: dict[SSAValue, object] = {}
+        for op in self.host.body.block.ops:
+            if isinstance(op, memref.AllocOp):
+                size = max(_nbytes(op.memref.type), 1)
+                buffers[op.memref] = cl.Buffer(self.ctx, cl.mem_flags.READ_WRITE, size=size)
+            elif isinstance(op, memref.GetGlobalOp):
+                glob = SymbolTable.lookup_symbol(self.lowered, op.name_.root_reference.data)
+                assert isinstance(glob, memref.GlobalOp)
+                t = glob.type
+                dtype = numpy_dtype(t.element_type)  # type: ignore[attr-defined]
+                values = np.array(glob.initial_value.get_values(), dtype).reshape(t.get_shape())  # type: ignore
+                flags = cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR
+                buffers[op.memref] = cl.Buffer(self.ctx, flags, hostbuf=values)
+        return buffers
 
     def _enqueue(self, buffers: dict[SSAValue, object]) -> list:
-        """Enqueue the host function's commands (its buffers into `buffers`): the events
-        of its kernels. (Each run fills its allocated buffers with 0xFF first, so that a
-        read of an element never written shows; that fill is not the program's.)"""
+        """Enqueue the host function's commands on `buffers` (its arguments' and its
+        `workspace`): the events of its kernels. (Each run fills the allocated buffers
+        with 0xFF first, so that a read of an element never written shows; that fill is
+        not the program's.)"""
         import pyopencl as cl
 
         launches = []
         for op in self.host.body.block.ops:
-            if isinstance(op, memref.AllocOp | memref.GetGlobalOp):
-                if op.memref not in self.allocated:
-                    self.allocated[op.memref] = self.new_buffer(op)
-                buffers[op.memref] = self.allocated[op.memref]
             if isinstance(op, memref.AllocOp):
                 poison = np.uint8(0xFF)
                 cl.enqueue_fill_buffer(self.queue, buffers[op.memref], poison, 0, _nbytes(op.memref.type))

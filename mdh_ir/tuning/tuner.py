@@ -168,9 +168,9 @@ class Tuner:
 
             default = default_config(self.op, self.info)
             progress.default = measure(default)
-            known = self.db.best(self.key, self.info.key)
-            if known is not None and known.config not in seen:
-                measure(parse_config(known.config, self.op))
+            known = best_config(self.db, self.op, self.info)
+            if known is not None and str(known.to_attr()) not in seen:
+                measure(known)
             params = config_params(self.op, self.info, default)
             if progress.default.ok and params is not None:
                 self.technique.start_from(params, progress.default.seconds)  # type: ignore[arg-type]
