@@ -132,7 +132,7 @@ def test_a_confirmed_time_outranks_single_flattering_ones(tmp_path) -> None:
     assert db.best("k", "dev").config == "pick"
     db.confirm("k", "dev", "pick", 2.0)
     db.confirm("k", "dev", "default", 3.0)
-    assert db.best("k", "dev") == Evaluation("pick", OK, 2.0)
+    assert db.best("k", "dev") == Evaluation("pick", OK, 2.0, confirmed=True)
     assert best_entries(path) == [dict(computation="k", device="dev", config="pick", seconds=2.0)]
 
 
@@ -194,17 +194,21 @@ def test_tuning_is_never_slower_than_the_default_and_is_reused(tmp_path, monkeyp
 
 def test_a_continued_tuning_starts_from_the_best_the_database_knows(tmp_path) -> None:
     """A second tuning with a budget of one evaluation replays the default and then the
-    first tuning's pick, which is its best candidate before the final check."""
+    first tuning's pick, which is its best candidate before the final check, and its
+    technique starts from that pick, not from the default."""
     module = small_matvec()
     db = Database(tmp_path / "t.sqlite")
     first = Tuner(module, db, "cpu", "random", seed=3, repeats=3).run(Budget.parse("6evals"))
     assert first.best.config != first.default.config
-    known = db.best(computation_key(find_compute(module)), Tuner(module, db, "cpu").info.key)
-    bests = []
-    tuner = Tuner(module, db, "cpu", "random", seed=4, repeats=3, progress=lambda p: bests.append(p.best.config))
+    tuner = Tuner(module, db, "cpu", "random", seed=4, repeats=3)
+    known = best_config(db, tuner.op, tuner.info)
+    bests, starts = [], []
+    tuner.on_progress = lambda p: bests.append(p.best.config)
+    tuner.technique.start_from = lambda params, seconds: starts.append(params)  # type: ignore[method-assign]
     again = tuner.run(Budget.parse("1evals"))
     assert (again.evaluations, again.replayed) == (2, 2)
-    assert bests[1] == known.config
+    assert bests[1] == str(known.to_attr())
+    assert starts == [config_params(tuner.op, tuner.info, known)]
 
 
 def test_final_check_times_the_pick_against_the_default_in_turns(tmp_path) -> None:

@@ -97,6 +97,8 @@ class Evaluation:
     cost: float = 0.0
     """Wall seconds the evaluation took (build, check and timing)."""
     technique: str = ""
+    confirmed: bool = False
+    """Its time was measured in turns with the default (`Database.confirm`)."""
 
     @property
     def ok(self) -> bool:
@@ -128,7 +130,7 @@ class Database:
 
     def lookup(self, computation: str, device: str, config: str) -> Evaluation | None:
         row = self.conn.execute(
-            "SELECT config, status, seconds, times, message, cost, technique FROM evaluations"
+            f"SELECT {_COLUMNS} FROM evaluations"
             " WHERE computation = ? AND device = ? AND config = ?",
             (computation, device, config),
         ).fetchone()
@@ -156,7 +158,7 @@ class Database:
     def best(self, computation: str, device: str) -> Evaluation | None:
         """The fastest confirmed correct evaluation, else the fastest correct one."""
         row = self.conn.execute(
-            "SELECT config, status, seconds, times, message, cost, technique FROM evaluations"
+            f"SELECT {_COLUMNS} FROM evaluations"
             " WHERE computation = ? AND device = ? AND status = ?"
             " ORDER BY confirmed DESC, seconds, id LIMIT 1",
             (computation, device, OK),
@@ -171,13 +173,16 @@ class Database:
 
     def evaluations(self, computation: str, device: str) -> list[Evaluation]:
         rows = self.conn.execute(
-            "SELECT config, status, seconds, times, message, cost, technique FROM evaluations"
+            f"SELECT {_COLUMNS} FROM evaluations"
             " WHERE computation = ? AND device = ? ORDER BY id",
             (computation, device),
         ).fetchall()
         return [_evaluation(r) for r in rows]
 
 
+_COLUMNS = "config, status, seconds, times, message, cost, technique, confirmed"
+
+
 def _evaluation(row) -> Evaluation:
-    config, status, seconds, times, message, cost, technique = row
-    return Evaluation(config, status, seconds, json.loads(times), message, cost, technique)
+    config, status, seconds, times, message, cost, technique, confirmed = row
+    return Evaluation(config, status, seconds, json.loads(times), message, cost, technique, bool(confirmed))

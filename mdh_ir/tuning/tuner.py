@@ -1,7 +1,10 @@
 """The tuning loop: search the space of one computation on one device within a budget.
 
-The default configuration is evaluated first and given to the technique as its
-starting point (`Technique.start_from`). Then the technique proposes draws;
+The default configuration is evaluated first, then the best configuration the database
+already knows. The technique starts from the default (`Technique.start_from`), or from
+that best one where it is faster and an earlier tuning's confirmed pick: a continued
+tuning searches around it instead of starting over (a killed run left no confirmed
+pick, so its restart starts where it did). Then the technique proposes draws;
 draws that break a rule are never built; every other candidate is looked up in the
 database before it is evaluated. A configuration stored by an earlier run counts as an
 evaluation of this run (with its stored cost) without running again: a killed run,
@@ -168,12 +171,16 @@ class Tuner:
 
             default = default_config(self.op, self.info)
             progress.default = measure(default)
+            origin, at_origin = default, progress.default
             known = best_config(self.db, self.op, self.info)
             if known is not None and str(known.to_attr()) not in seen:
-                measure(known)
-            params = config_params(self.op, self.info, default)
-            if progress.default.ok and params is not None:
-                self.technique.start_from(params, progress.default.seconds)  # type: ignore[arg-type]
+                replayed = measure(known)
+                faster = not at_origin.ok or replayed.seconds < at_origin.seconds  # type: ignore[operator]
+                if replayed.ok and replayed.confirmed and faster:
+                    origin, at_origin = known, replayed
+            params = config_params(self.op, self.info, origin)
+            if at_origin.ok and params is not None:
+                self.technique.start_from(params, at_origin.seconds)  # type: ignore[arg-type]
             stalled = 0
             while not progress.done(budget) and stalled < STALL_LIMIT:
                 started = time.perf_counter()
