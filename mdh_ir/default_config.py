@@ -13,7 +13,9 @@
   innermost kept dimension takes all work-items, each computes 4 outputs along the next
   kept dimension if 4 divides it, the reduction's loop outside those 4 (each weight read
   serves 4 outputs: measured on H100, matmul 16 x 1000 x 2048 0.049 -> 0.030 ms; the
-  reduction outside, 28.9 -> 25.5 us); if it does not, the innermost dimension is
+  reduction outside, 28.9 -> 25.5 us), and where that dimension has at most 16
+  elements, every work-group takes all of them with the weights in local memory
+  (`_skinny_rows`); if 4 does not divide it, the innermost dimension is
   a reduction and there are fewer outputs than 256 per compute unit (one per
   work-item would leave compute units idle), `SHARERS` (16) work-items share each
   output's reduction along the innermost dimension (consecutive elements, combined in
@@ -132,6 +134,10 @@ def _gpu_config(op: ComputeOp, device: DeviceInfo) -> Config:
     wide = pw and many and len(kept) >= 2 and num_wi[kept[-1]] == width
     if wide and sizes[kept[-2]] % 4 == 0:
         pt[kept[-2]] = 4
+        if sizes[kept[-2]] <= 16:
+            shaped = _skinny_rows(op, device, num_wi, pt, kept[-2:], pw)
+            if not violations(op, shaped, device):
+                return shaped
         return _assemble(op, device, num_wi, pt, (*pw, *kept))
     elif wide and pw[-1] == rank - 1 and outputs < width * device.compute_units:
         num_wi = _shared_reduction(sizes, kept, pw[-1], width)
@@ -140,6 +146,25 @@ def _gpu_config(op: ComputeOp, device: DeviceInfo) -> Config:
         return _assemble(op, device, num_wi, pt, tuple(range(rank)), busy=0)
     busy = None if kept else device.compute_units
     return _assemble(op, device, num_wi, pt, tuple(range(rank)), busy=busy)
+
+
+def _skinny_rows(
+    op: ComputeOp, device: DeviceInfo, num_wi: list[int], pt: list[int], pair: list[int], pw: list[int]
+) -> Config:
+    """All rows of the outer dimension of `pair` (at most 16, 4 a work-item) in every
+    work-group, the rest of its work-items on the inner one, and the inputs that do not
+    depend on the inner one in local memory with their reduced axes first, so a
+    work-item reads its 4 rows' weights of one reduction step as one vector; the
+    reduction's loop outside the rows (cuBLAS's shape for a few rows and a long
+    reduction; H100, matmul 16 x 1000 x 2048: 25.5 -> 21.1 us in turns, and tuning from
+    it found a configuration of this shape, 13.5 us, that 1091 evaluations from the old
+    default had not)."""
+    rows, cols = pair
+    num_wi, pt = list(num_wi), list(pt)
+    num_wi[rows] = op.sizes[rows] // pt[rows]
+    num_wi[cols] //= num_wi[rows]
+    cfg = _local_weights(op, _assemble(op, device, num_wi, pt, (*pw, *pair)), cols)
+    return cfg.with_(buf_layout=(_pw_major(op), cfg.buf_layout[1]))
 
 
 def _filled(

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from mdh_ir.catalog import CATALOG
 from mdh_ir.default_config import default_config
 from mdh_ir.device import PRESETS
 from mdh_ir.runtime import _context, compile_module, select_device
@@ -29,6 +30,7 @@ from mdh_ir.semantics.reference import find_compute, random_inputs
 from mdh_ir.tools.context import make_context
 from mdh_ir.tools.diagnostics import load_module
 from mdh_ir.tools.mdh_opt import MDHOptMain
+from mdh_ir.tuning.space import config_params
 from tests.lowering_check import TEST_DEVICE, check_outputs
 
 EXAMPLES = sorted((Path(__file__).parent.parent / "examples").glob("*.mlir"))
@@ -112,5 +114,19 @@ def test_gpu_default_config_on_the_cpu_gives_the_reference_result(path: Path) ->
     module = load(path)
     config = default_config(find_compute(module), PRESETS["gpu"])
     inputs = inputs_for(module, 1)
+    program = compile_module(module, TEST_DEVICE, config)
+    check_outputs(module, inputs, program(*inputs))
+
+
+def test_gpu_default_of_a_few_rows_gives_each_work_group_all_of_them() -> None:
+    """MatMul with 16 rows (examples have none so few with so many outputs): every
+    work-group computes all 16 rows, 4 a work-item, with A, which does not depend on
+    the columns, in local memory k-major; the program gives the reference result."""
+    module = CATALOG["matmul"].build(i=16, j=1000, k=96)
+    config = default_config(find_compute(module), PRESETS["gpu"])
+    assert (config.num_wg[0], config.num_wi[0], config.pt_size[0]) == (1, 4, 4)
+    assert config.inp_mem[0] == ("lcl", "glb") and config.buf_layout[0][0] == (1, 0)
+    assert config_params(find_compute(module), PRESETS["gpu"], config) is not None  # tuning starts there
+    inputs = inputs_for(module, 2)
     program = compile_module(module, TEST_DEVICE, config)
     check_outputs(module, inputs, program(*inputs))
