@@ -160,7 +160,7 @@ def _skinny_rows(
     it found a configuration of this shape, 13.5 us, that 1091 evaluations from the old
     default had not)."""
     rows, cols = pair
-    num_wi, pt = list(num_wi), list(pt)
+    num_wi = list(num_wi)
     num_wi[rows] = op.sizes[rows] // pt[rows]
     num_wi[cols] //= num_wi[rows]
     cfg = _local_weights(op, _assemble(op, device, num_wi, pt, (*pw, *pair)), cols)

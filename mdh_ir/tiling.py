@@ -148,11 +148,17 @@ class TilePlan:
         return prod(self.cfg.num_wg[d] for d in self.kept_dims)
 
     @cached_property
+    def group_extents(self) -> list[int]:
+        """Per kept dimension, the points of one kept work-group's local tiles, the excess
+        of a partial tile counted."""
+        return [self.max_trips("lt", d) * self.cfg.lt_size[d] for d in self.kept_dims]
+
+    @cached_property
     def group_points(self) -> int:
-        """Points of the kept dimensions in the local tiles of one kept work-group, the
-        excess of partial tiles counted: the output elements whose partial results the
-        last of its work-groups combines (`wg_combine` "last")."""
-        return prod(self.max_trips("lt", d) * self.cfg.lt_size[d] for d in self.kept_dims)
+        """Points of the kept dimensions in the local tiles of one kept work-group (the
+        `group_extents`): the output elements whose partial results the last of its
+        work-groups combines (`wg_combine` "last")."""
+        return prod(self.group_extents)
 
     @cached_property
     def combine_lanes(self) -> int:

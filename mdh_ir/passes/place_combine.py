@@ -507,9 +507,9 @@ class Placement:
             self.combine_in_lanes(combine, me, temps)
             return
         position, body = combine.for_(me, plan.group_points, size)
-        item, exists = self.group_item(body, position)
-        if exists is not None:
-            body = body.if_(exists)  # type: ignore[assignment]
+        item, inside = self.group_item(body, position)
+        if inside:
+            body = body.if_(body.all_of(inside))  # type: ignore[assignment]
         self.combine_partials(body, item, temps, self.outputs)
 
     def zeroed_global(self, module: ModuleOp, name: str, size: int) -> SSAValue:
@@ -523,26 +523,25 @@ class Placement:
         Rewriter.insert_op(glob, InsertPoint.before(self.kernel))
         return Emitter.before(self.launch(module)).emit(memref.GetGlobalOp(name, memref_type))
 
-    def group_item(self, e: Emitter, position: SSAValue) -> tuple[SSAValue, SSAValue | None]:
+    def group_item(self, e: Emitter, position: SSAValue) -> tuple[SSAValue, list[SSAValue]]:
         """The output element (row-major among the kept dimensions) at `position` among
-        the `TilePlan.group_points` of this work-group's kept local tiles, and whether it
-        exists (None: always; the excess of a partial tile does not): along kept
-        dimension d, local tile t of the work-group with id g starts at
-        (t * num_wg + g) * lt_size."""
+        the `TilePlan.group_points` of this work-group's kept local tiles, and the
+        conditions under which it exists (none: always; the excess of a partial tile
+        does not): along kept dimension d, local tile t of the work-group with id g
+        starts at (t * num_wg + g) * lt_size."""
         plan, cfg = self.plan, self.plan.cfg
-        kept = plan.kept_dims
-        extents = [plan.max_trips("lt", d) * cfg.lt_size[d] for d in kept]
+        kept, extents = plan.kept_dims, plan.group_extents
         point: list = [None] * plan.rank
         inside = []
-        for d, x, g in zip(kept, e.delinearize(position, extents), self.group_ids(kept)):
-            trips, lt, groups = plan.max_trips("lt", d), cfg.lt_size[d], cfg.num_wg[d]
-            if trips == 1:
+        for d, extent, x, g in zip(kept, extents, e.delinearize(position, extents), self.group_ids(kept)):
+            lt, groups = cfg.lt_size[d], cfg.num_wg[d]
+            if extent == lt:
                 point[d] = e.linear([(lt, g), (1, x)])
             else:
                 point[d] = e.linear([(groups * lt, e.div(x, lt)), (lt, g), (1, e.rem(x, lt))])
-            if trips * groups * lt != plan.sizes[d]:
+            if extent * groups != plan.sizes[d]:
                 inside.append(e.cmp("slt", point[d], plan.sizes[d]))
-        return self.flat_out_index(e, point), e.all_of(inside) if inside else None
+        return self.flat_out_index(e, point), inside
 
     def combine_in_lanes(self, e: Emitter, me: SSAValue, temps) -> None:
         """The last work-group's combine with `combine_lanes` work-items per output
@@ -554,9 +553,8 @@ class Placement:
             top.emit(memref.AllocaOp.get(t, shape=[lanes, points], memory_space=LCL)) for t in self.types
         ]
         lane, position = e.div(me, points), e.rem(me, points)
-        item, exists = self.group_item(e, position)
-        conds = [] if lanes * points == self.plan.wg_size else [e.cmp("slt", lane, lanes)]
-        conds += [exists] if exists is not None else []
+        item, inside = self.group_item(e, position)
+        conds = inside if lanes * points == self.plan.wg_size else [e.cmp("slt", lane, lanes), *inside]
         own = e.if_(e.all_of(conds)) if conds else e
         assert own is not None
         for v, s in zip(self.reduce_partials(own, item, temps, lane, lanes), scratch):
@@ -570,7 +568,7 @@ class Placement:
                 b.store(v, s, [lane, position])
 
         halving_tree(e, lanes, lane, step)
-        first = e.if_(e.all_of([e.cmp("eq", lane, 0)] + ([exists] if exists is not None else [])))
+        first = e.if_(e.all_of([e.cmp("eq", lane, 0), *inside]))
         assert first is not None
         self.store_outputs(first, item, [first.load(s, [0, position]) for s in scratch], self.outputs)
 

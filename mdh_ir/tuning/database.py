@@ -87,6 +87,10 @@ def computation_key(op: ComputeOp) -> str:
     return hashlib.sha256(canonical_ir(op).encode()).hexdigest()[:24]
 
 
+_COLUMNS = "config, status, seconds, times, message, cost, technique, confirmed"
+"""The columns of an `Evaluation`, in its fields' order."""
+
+
 @dataclass(frozen=True)
 class Evaluation:
     config: str
@@ -178,9 +182,6 @@ class Database:
             (computation, device),
         ).fetchall()
         return [_evaluation(r) for r in rows]
-
-
-_COLUMNS = "config, status, seconds, times, message, cost, technique, confirmed"
 
 
 def _evaluation(row) -> Evaluation:
