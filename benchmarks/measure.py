@@ -95,11 +95,14 @@ def settle(quiet: float = 0.1, probe: float = 0.005, calm: int = 3, limit: float
         still = still + 1 if time.process_time() - start < quiet * probe else 0
 
 
-def interleave(prepared: list[Sampler | Measurement], repeats: int, idle: bool) -> list[Measurement]:
+def interleave(
+    prepared: list[Sampler | Measurement], repeats: int, idle: bool, before: Callable[[], None] | None = None
+) -> list[Measurement]:
     """Time every sampler `repeats` times, round-robin (each round in a new random
-    order, each run after `settle` if `idle`), after one warm-up round; a sampler that
-    raises is dropped and its variants marked unavailable. Measurements in `prepared`
-    (unavailable, or timed elsewhere) are passed through in order."""
+    order, each run after `before()` if given, then after `settle` if `idle`), after one
+    warm-up round; a sampler that raises is dropped and its variants marked unavailable.
+    Measurements in `prepared` (unavailable, or timed elsewhere) are passed through in
+    order."""
     failed: dict[int, str] = {}
     times: dict[str, list[float]] = {}
     samplers = [(i, p) for i, p in enumerate(prepared) if isinstance(p, Sampler)]
@@ -108,6 +111,8 @@ def interleave(prepared: list[Sampler | Measurement], repeats: int, idle: bool) 
         for i, sampler in order.sample(samplers, len(samplers)):
             if i in failed:
                 continue
+            if before is not None:
+                before()
             if idle:
                 settle()
             try:

@@ -20,6 +20,7 @@ from pathlib import Path
 from benchmarks.measure import Roofline
 from benchmarks.peers import PEERS
 from benchmarks.run import CaseResult
+from mdh_ir.tuning.evaluate import FLUSH_BYTES
 
 COLUMNS = [
     "run", "case", "computation", "sizes", "variant", "status", "min_ms", "median_ms", "max_ms",
@@ -54,6 +55,13 @@ COPY_HOW = (
     " share of the bandwidth attainable at that size"
 )
 
+FLUSH_HOW = (
+    f"every variant: each timed run follows a read of {FLUSH_BYTES >> 20} MB of scratch memory,"
+    " as in tuning, so that none finds the previous run's data in the caches or writes back"
+    " its lines"
+    " (rows from runs before 2026-11-23T09:15 were timed without it)"
+)
+
 SAME_HOW = (
     "ours tuned and default: where tuning kept the default configuration, one program is"
     " timed for both (default / tuned 1.00): two programs of one configuration, each with"
@@ -75,6 +83,7 @@ HOW = {
         " kernel), its kernels queued behind a gate so they run back to back (see"
         " benchmarks/clblast.py; the last kernel alone is in the CSV as `clblast last kernel`)",
         COPY_HOW,
+        FLUSH_HOW,
         "every variant: each timed run starts once this process's threads are idle"
         " (OpenBLAS's workers spin about 110 ms after a call; see benchmarks/measure.py)",
     ],
@@ -89,6 +98,7 @@ HOW = {
         " (mdh_ir.runtime; torch.cuda._sleep for torch), so the events time kernels, not the"
         " host's submission: enqueued onto an idle H100 the same kernels timed 2-3 us longer"
         " (an empty one 6.8 us instead of 3.2)",
+        FLUSH_HOW,
         "CLBlast: built-in parameters on the NVIDIA OpenCL platform, timed as on the CPU; its"
         " database (1.5.3) has no entries for Hopper, so it falls back to defaults (listed below)",
         "roofline: copy bandwidth and FMA peak measured from OpenCL in the same run (header)",

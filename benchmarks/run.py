@@ -7,6 +7,7 @@ import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from functools import partial
 
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
@@ -106,8 +107,13 @@ def run_case(
     roofline: Roofline | None = None,
 ) -> CaseResult:
     """Tune ours, then time ours (tuned and default) and `peers` on `case`, interleaved
-    (`roofline` tells the copy peer whether the case is memory-bound)."""
+    (`roofline` tells the copy peer whether the case is memory-bound). Every run starts
+    from flushed caches, as the tuner's runs do (`FLUSH_BYTES` of scratch memory read):
+    a run would otherwise find the previous run's data in the caches, or write back the
+    lines that run wrote."""
     from benchmarks import ours, peers as peer_module
+    from mdh_ir.runtime import flush
+    from mdh_ir.tuning.evaluate import FLUSH_BYTES
 
     log(f"== {case.name} ({case.size_text})")
     data = case_data(case)
@@ -132,7 +138,8 @@ def run_case(
         prepared.append(replace(timed, variant="ours default"))
     for name in peers:
         prepared += peer_module.prepare(name, data, device, repeats, roofline)
-    result.measurements = interleave(prepared, repeats, idle=device == "cpu")
+    flushed = partial(flush, device, FLUSH_BYTES)
+    result.measurements = interleave(prepared, repeats, idle=device == "cpu", before=flushed)
     result.load = os.getloadavg()[0]
     for m in result.measurements:
         log(f"   {m.variant:>19}: " + (f"{m.median * 1e3:.4g} ms" if m.times else f"n/a ({m.note})"))

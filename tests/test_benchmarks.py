@@ -108,6 +108,30 @@ def test_a_failing_program_shared_by_tuned_and_default_fails_both(monkeypatch) -
     assert all("ZeroDivisionError" in m.note for m in result.measurements)
 
 
+def test_every_timed_run_follows_the_flush(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`interleave` calls `before` right before each run of each sampler, warm-up
+    included; `run_case` passes the runtime's flush of the tuner's size."""
+    from benchmarks import ours, run
+    from mdh_ir import runtime
+    from mdh_ir.tuning.evaluate import FLUSH_BYTES
+
+    (case,) = parse_cases("matvec:64x32", "cpu")
+    data = case_data(case)
+    monkeypatch.setattr(ours, "tune", lambda *args: ours.Tuning(ours.default(data, "cpu"), "1 evals"))
+    flushes: list[tuple] = []
+    monkeypatch.setattr(runtime, "flush", lambda *args: flushes.append(args))
+    run.run_case(case, "cpu", "1evals", ":memory:", 2, [])
+    assert flushes == [("cpu", FLUSH_BYTES)] * 3  # one program (tuned = default), 1 + 2 runs
+
+    events: list[str] = []
+    samplers = [
+        Sampler(lambda name=name: events.append(name) or {name: 1.0}, {name: ""}) for name in "ab"
+    ]
+    measured = measure.interleave(samplers, 3, idle=False, before=lambda: events.append("flush"))
+    assert [len(m.times) for m in measured] == [3, 3]
+    assert events[0::2] == ["flush"] * 8 and sorted(events[1::2]) == ["a"] * 4 + ["b"] * 4
+
+
 def test_copy_peer_only_where_memory_bound() -> None:
     (case,) = parse_cases("matmul:64x64x64", "cpu")
     data = case_data(case)

@@ -164,6 +164,14 @@ def _flusher(ctx, nbytes: int):
     return lambda queue: kernel(queue, (1 << 16,), None, scratch, sink, words)
 
 
+def flush(device: str | None, nbytes: int) -> None:
+    """Read `nbytes` of scratch memory on `device` (`select_device`) and wait for it:
+    afterwards no earlier command's data is cache-resident, and no line it wrote is still
+    waiting to be written back."""
+    ctx, queue = _context(select_device(device))
+    _flusher(ctx, nbytes)(queue).wait()
+
+
 def known_config(op: ComputeOp, info: DeviceInfo) -> Config | None:
     """The best configuration the tuning database knows for `op` on this device, else the
     one shipped with the package for this device (`mdh_ir.tuning.shipped`)."""
