@@ -11,9 +11,12 @@ evaluation of this run (with its stored cost) without running again: a killed ru
 restarted with the same seed and technique, replays its stored evaluations in moments
 and goes on where it stopped, and duplicates are never measured twice.
 
-When the search ends, its best candidate and the default are timed again in turns
-(`CONFIRM_ROUNDS` rounds) and both stored times become the interleaved ones: single
-timings on a busy machine can crown a candidate that is not faster than the default.
+When the search ends, its best candidate, the default and an earlier tuning's pick are
+timed again in turns (`CONFIRM_ROUNDS` rounds) and their stored times become the
+interleaved ones: single timings on a busy machine can crown a candidate that is not
+faster than the default, and a pick timed in another run is compared in this one. The
+tuning's pick is then the database's best, so what it reports is what `compile_module`
+uses afterwards.
 
 Budgets: `Budget.parse("60s")`, `"200evals"`, `"2m"`, or both (`"60s,200evals"`):
 tuning stops at whichever is reached first. Seconds count evaluation costs (stored ones
@@ -172,12 +175,13 @@ class Tuner:
             default = default_config(self.op, self.info)
             progress.default = measure(default)
             origin, at_origin = default, progress.default
-            known = best_config(self.db, self.op, self.info)
+            known, earlier = best_config(self.db, self.op, self.info), None
             if known is not None and str(known.to_attr()) not in seen:
                 replayed = measure(known)
-                faster = not at_origin.ok or replayed.seconds < at_origin.seconds  # type: ignore[operator]
-                if replayed.ok and replayed.confirmed and faster:
-                    origin, at_origin = known, replayed
+                if replayed.ok and replayed.confirmed:
+                    earlier = replayed
+                    if not at_origin.ok or replayed.seconds < at_origin.seconds:  # type: ignore[operator]
+                        origin, at_origin = known, replayed
             params = config_params(self.op, self.info, origin)
             if at_origin.ok and params is not None:
                 self.technique.start_from(params, at_origin.seconds)  # type: ignore[arg-type]
@@ -201,25 +205,29 @@ class Tuner:
                 progress.elapsed += time.perf_counter() - started
                 result = measure(cfg)
                 self.technique.tell(trial, result.seconds if result.ok else None)
-            self.confirm(ev, progress)
+            self.confirm(ev, progress, earlier)
         return progress
 
-    def confirm(self, ev: Evaluator, progress: Progress) -> None:
-        """Time the best candidate and the default in turns; keep those times."""
-        best, default = progress.best, progress.default
-        if best is None or default is None or not default.ok or best.config == default.config:
+    def confirm(self, ev: Evaluator, progress: Progress, earlier: Evaluation | None = None) -> None:
+        """Time the best candidate, the default and `earlier` (an earlier tuning's pick)
+        in turns; keep those times. The pick is then the database's best, the
+        configuration `compile_module` takes from now on."""
+        default = progress.default
+        if progress.best is None or default is None or not default.ok:
+            return
+        configs = list(dict.fromkeys(e.config for e in (progress.best, default, earlier) if e is not None))
+        if len(configs) < 2:
             return
         started = time.perf_counter()
-        pair = [best, default]
-        medians = ev.interleave([parse_config(e.config, self.op) for e in pair], CONFIRM_ROUNDS)
+        medians = ev.interleave([parse_config(c, self.op) for c in configs], CONFIRM_ROUNDS)
         progress.elapsed += time.perf_counter() - started
         if medians is None:
             return
-        for e, seconds in zip(pair, medians):
-            self.db.confirm(self.key, self.info.key, e.config, seconds)
-        progress.default = replace(default, seconds=medians[1])
-        retimed = replace(best, seconds=medians[0])
-        progress.best = min(retimed, progress.default, key=lambda e: e.seconds)  # type: ignore
+        retimed = dict(zip(configs, medians))
+        for config, seconds in retimed.items():
+            self.db.confirm(self.key, self.info.key, config, seconds)
+        progress.default = replace(default, seconds=retimed[default.config], confirmed=True)
+        progress.best = self.db.best(self.key, self.info.key)
         self.on_progress(progress)
 
 
