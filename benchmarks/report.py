@@ -58,8 +58,7 @@ COPY_HOW = (
 FLUSH_HOW = (
     f"every variant: each timed run follows a read of {FLUSH_BYTES >> 20} MB of scratch memory,"
     " as in tuning, so that none finds the previous run's data in the caches or writes back"
-    " its lines"
-    " (rows from runs before 2026-11-23T09:15 were timed without it)"
+    " its lines (rows from runs before 2026-11-23T09:15 were timed without it)"
 )
 
 SAME_HOW = (
