@@ -8,6 +8,14 @@ For dimension d of size N with num_wg G, num_wi W, lt_size L and pt_size P:
   P elements; private tile u goes to work-item u mod W (at most ceil(ceil(L/P)/W) steps);
 - layer "el": the elements of a private tile, in order (at most P).
 
+Where some tile of d is partial (N not a multiple of L, L not a multiple of P, or the
+private tiles of a local tile not a multiple of W), the private-tile loop of d is
+*padded* (`padded`): every work-item runs `max_trips("pt", d)` whole private tiles in
+every local tile, so the trip counts of the private and element loops are constants
+(unrolled, accumulators indexed by constants: registers) in every work-group, not only
+in those whose tiles are whole. A point of the padding (beyond its local tile) reads
+inside memory (clamped reads, zero-filled caches) and what it computes is discarded.
+
 The loop nest of a work-item is the "lt" loops in `loop_order[0]`, then the "pt" loops
 in `loop_order[1]`, then the "el" loops in the same order. For computations with `pw`
 dimensions, a work-item accumulates its results in an accumulator that lives across the
@@ -21,7 +29,10 @@ from dataclasses import dataclass
 from functools import cached_property
 from math import prod
 
+from xdsl.ir import Operation
+
 from mdh_ir.affine import Linear, linear_results
+from mdh_ir.combine import meaning
 from mdh_ir.config import Config
 from mdh_ir.dialects.mdh import Combine, ComputeOp
 
@@ -53,9 +64,11 @@ class Box:
 class TilePlan:
     """Everything the lowering derives from (op, config) alone."""
 
-    def __init__(self, op: ComputeOp, cfg: Config):
+    def __init__(self, op: ComputeOp, cfg: Config, scope: Operation | None = None):
         self.op = op
         self.cfg = cfg
+        self.lookup_scope = op if scope is None else scope
+        """Where the op's functions are looked up from (an op of their module)."""
         self.sizes = op.sizes
         self.rank = len(self.sizes)
         self.combines: list[Combine] = op.combines
@@ -83,6 +96,25 @@ class TilePlan:
         if layer == "pt":
             return ceildiv(ceildiv(cfg.lt_size[d], cfg.pt_size[d]), cfg.num_wi[d])
         return cfg.pt_size[d]
+
+    def ragged(self, d: int) -> bool:
+        """Whether some private tile of dimension d is partial or missing in some local
+        tile: the trip counts of its private and element loops vary between tiles."""
+        n, lt, pt, wi = self.sizes[d], self.cfg.lt_size[d], self.cfg.pt_size[d], self.cfg.num_wi[d]
+        return bool(n % lt or lt % pt or ceildiv(lt, pt) % wi)
+
+    def padded(self, d: int) -> bool:
+        """Whether the private-tile loop of dimension d is padded (module docstring): it
+        is ragged, and, for a pw dimension, its combine function has a known identity
+        (an accumulator without one takes its first value as is, which a discarded
+        point must not be)."""
+        if not self.ragged(d):
+            return False
+        return self.kind(d) != "pw" or meaning(self.lookup_scope, self.combines[d]) is not None
+
+    def padded_reach(self, d: int) -> int:
+        """Elements from a local tile's start that its padded private tiles cover."""
+        return self.cfg.num_wi[d] * self.max_trips("pt", d) * self.cfg.pt_size[d]
 
     # --- the work-item's loop nest -------------------------------------------------------
 

@@ -3,9 +3,10 @@
 // A stencil with boundary "zero", cached in local memory (18 elements per 16-point local
 // tile) and in private memory (6 elements per 4-point private tile); 3 work-groups of 4
 // work-items, both on OpenCL dimension 0. Checked: min/max for index arithmetic, the
-// zero boundary as a select, loops with computed bounds, unsigned division for trip
-// counts, the copy from local to private memory guarded by the local box, and the
-// private-memory reads of the three accesses.
+// zero boundary as a select, the copy from local to private memory zero outside the
+// local box, the padded private tiles (one whole tile of 4 a work-item, 37 not being a
+// multiple of 16: constant trip counts, the store guarded by the local tile's end), and
+// the private-memory reads of the three accesses.
 
 // CHECK-LABEL: static float mdh_avg3(
 // CHECK-SAME:  float [[L:v[0-9]+]], float [[C:v[0-9]+]], float [[R:v[0-9]+]]) {
@@ -36,34 +37,32 @@
 // CHECK-NEXT:      [[XL]][[[F]]] = [[Z]];
 // CHECK-NEXT:    }
 // CHECK-NEXT:    barrier(CLK_LOCAL_MEM_FENCE);
-// CHECK-NEXT:    const int [[T1:v[0-9]+]] = [[SIZE]] + 3;
-// CHECK-NEXT:    const int [[CH:v[0-9]+]] = (int)((uint)[[T1]] / (uint)4);
-// CHECK-NEXT:    const int [[T2:v[0-9]+]] = [[CH]] - [[WI]];
-// CHECK-NEXT:    const int [[T3:v[0-9]+]] = [[T2]] + 3;
-// CHECK-NEXT:    const int [[TRIPS:v[0-9]+]] = (int)((uint)[[T3]] / (uint)4);
-// CHECK-NEXT:    for (int [[P:v[0-9]+]] = 0; [[P]] < [[TRIPS]]; [[P]] += 1) {
-// CHECK:           const int [[PS:v[0-9]+]] = [[OFF]] + v{{[0-9]+}};
-// CHECK-NEXT:      const int [[PR:v[0-9]+]] = [[SIZE]] - v{{[0-9]+}};
-// CHECK-NEXT:      const int [[PZ:v[0-9]+]] = min(4, [[PR]]);
-// CHECK-NEXT:      const int [[PO:v[0-9]+]] = [[PS]] + (-1);
-// CHECK-NEXT:      const int [[BASE:v[0-9]+]] = [[PO]] - [[ORG]];
-// CHECK-NEXT:      #pragma unroll
-// CHECK-NEXT:      for (int [[C2:v[0-9]+]] = 0; [[C2]] < 6; [[C2]] += 1) {
-// CHECK-NEXT:        const int [[Q:v[0-9]+]] = [[BASE]] + [[C2]];
-// CHECK-NEXT:        const bool [[Q1:v[0-9]+]] = [[Q]] >= 0;
-// CHECK-NEXT:        const bool [[Q2:v[0-9]+]] = [[Q]] < 18;
-// CHECK-NEXT:        const bool [[Q3:v[0-9]+]] = [[Q1]] & [[Q2]];
-// CHECK-NEXT:        if ([[Q3]]) {
-// CHECK-NEXT:          const float [[QE:v[0-9]+]] = [[XL]][[[Q]]];
-// CHECK-NEXT:          [[XP]][[[C2]]] = [[QE]];
-// CHECK-NEXT:        }
-// CHECK-NEXT:      }
-// CHECK-NEXT:      for (int [[EL:v[0-9]+]] = 0; [[EL]] < [[PZ]]; [[EL]] += 1) {
-// CHECK-NEXT:        const int [[I:v[0-9]+]] = [[PS]] + [[EL]];
-// CHECK:             const float [[VL:v[0-9]+]] = [[XP]][v{{[0-9]+}}];
-// CHECK:             const float [[VC:v[0-9]+]] = [[XP]][v{{[0-9]+}}];
-// CHECK:             const float [[VR:v[0-9]+]] = [[XP]][v{{[0-9]+}}];
-// CHECK-NEXT:        const float [[OUT:v[0-9]+]] = mdh_avg3([[VL]], [[VC]], [[VR]]);
+// CHECK-NEXT:    const int [[PO:v[0-9]+]] = [[WI]] * 4;
+// CHECK-NEXT:    const int [[PS:v[0-9]+]] = [[OFF]] + [[PO]];
+// CHECK-NEXT:    const int [[PORG:v[0-9]+]] = [[PS]] + (-1);
+// CHECK-NEXT:    const int [[BASE:v[0-9]+]] = [[PORG]] - [[ORG]];
+// CHECK-NEXT:    #pragma unroll
+// CHECK-NEXT:    for (int [[C2:v[0-9]+]] = 0; [[C2]] < 6; [[C2]] += 1) {
+// CHECK-NEXT:      const int [[Q:v[0-9]+]] = [[BASE]] + [[C2]];
+// CHECK-NEXT:      const int [[Q0:v[0-9]+]] = max([[Q]], 0);
+// CHECK-NEXT:      const int [[Q1:v[0-9]+]] = min([[Q0]], 17);
+// CHECK-NEXT:      const float [[QE:v[0-9]+]] = [[XL]][[[Q1]]];
+// CHECK-NEXT:      const bool [[QGE:v[0-9]+]] = [[Q]] >= 0;
+// CHECK-NEXT:      const bool [[QLT:v[0-9]+]] = [[Q]] < 18;
+// CHECK-NEXT:      const bool [[QIN:v[0-9]+]] = [[QGE]] & [[QLT]];
+// CHECK-NEXT:      const float [[QZ:v[0-9]+]] = [[QIN]] ? [[QE]] : 0.0f;
+// CHECK-NEXT:      [[XP]][[[C2]]] = [[QZ]];
+// CHECK-NEXT:    }
+// CHECK-NEXT:    #pragma unroll
+// CHECK-NEXT:    for (int [[EL:v[0-9]+]] = 0; [[EL]] < 4; [[EL]] += 1) {
+// CHECK-NEXT:      const int [[I:v[0-9]+]] = [[PS]] + [[EL]];
+// CHECK:           const float [[VL:v[0-9]+]] = [[XP]][v{{[0-9]+}}];
+// CHECK:           const float [[VC:v[0-9]+]] = [[XP]][v{{[0-9]+}}];
+// CHECK:           const float [[VR:v[0-9]+]] = [[XP]][v{{[0-9]+}}];
+// CHECK-NEXT:      const float [[OUT:v[0-9]+]] = mdh_avg3([[VL]], [[VC]], [[VR]]);
+// CHECK-NEXT:      const int [[END:v[0-9]+]] = [[OFF]] + [[SIZE]];
+// CHECK-NEXT:      const bool [[INSIDE:v[0-9]+]] = [[I]] < [[END]];
+// CHECK-NEXT:      if ([[INSIDE]]) {
 // CHECK-NEXT:        [[Y]][[[I]]] = [[OUT]];
 // CHECK-NEXT:      }
 // CHECK-NEXT:    }

@@ -6,15 +6,18 @@
 // - a tile_for becomes an scf.for over its steps (none when a part has exactly one
 //   step); the trip count is a constant when the number of tiles is a known multiple of
 //   the parts, else (ceil(size / tile) - part + parts - 1) / parts; the tile size is
-//   min(tile, size - offset) unless it divides a constant size;
+//   min(tile, size - offset) unless it divides a constant size; a padded tile_for always
+//   runs its max steps of whole tiles (matvec's rows: 5 a local tile, over 3 work-items:
+//   2 steps);
 // - a view_load becomes its index arithmetic, the boundary mode's fix-up (clamp: maxsi 0,
 //   minsi n-1; zero: the clamped read selected against 0.0 outside [0, n); wrap:
 //   ((j rem n) + n) rem n; mirror: r = ((j rem 2(n-1)) + 2(n-1)) rem 2(n-1), then
 //   r < n ? r : 2(n-1) - r) and a memref.load;
 // - a copy becomes a loop over the box's elements from the worker id, strided by the
 //   number of workers (delinearized to box coordinates), reading with the boundary mode,
-//   or, with mode "none", only inside the source (scf.if); with at most 4 turns per
-//   worker, an unrolled loop over the turns instead (opencl/matvec.mlir);
+//   or, with mode "none", zero outside the source (a clamped read selected against 0.0,
+//   as mode zero); with at most 4 turns per worker, an unrolled loop over the turns
+//   instead (opencl/matvec.mlir);
 // - a fill becomes loops of stores.
 // The pass leaves dead constants behind (lower-to-opencl runs dce and cse); the DCE
 // checks look at the same output without them.
@@ -87,23 +90,19 @@ func.func @avg3(%l: f32, %c: f32, %r: f32) -> f32 {
 // CHECK:             scf.for [[L:%[0-9]+]] = %{{[0-9]+}} to %{{[0-9]+}} step %{{[0-9]+}} {
 // CHECK-NEXT:          [[CL:%[0-9]+]] = arith.addi [[C]], [[L]] : index
 // CHECK-NEXT:          [[GCL:%[0-9]+]] = arith.addi [[GC]], [[L]] : index
+// CHECK:               [[E:%[0-9]+]] = memref.load [[M]]{{\[}}%{{[0-9]+}}, %{{[0-9]+}}] : memref<9x12xf32>
 // CHECK:               %{{[0-9]+}} = arith.cmpi slt, [[GCL]], %{{[0-9]+}} : index
 // CHECK-NEXT:          %{{[0-9]+}} = arith.andi
 // CHECK-NEXT:          %{{[0-9]+}} = arith.constant true
 // CHECK-NEXT:          [[IN:%[0-9]+]] = arith.andi
-// CHECK-NEXT:          scf.if [[IN]] {
-// CHECK-NEXT:            [[E:%[0-9]+]] = memref.load [[M]]{{\[}}[[GR]], [[GCL]]] : memref<9x12xf32>
-// CHECK-NEXT:            memref.store [[E]], [[ML]]{{\[}}[[R]], [[CL]]] : memref<5x12xf32, "lcl">
-// CHECK-NEXT:          }
+// CHECK-NEXT:          [[Z:%[0-9]+]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:          [[E0:%[0-9]+]] = arith.select [[IN]], [[E]], [[Z]] : f32
+// CHECK-NEXT:          memref.store [[E0]], [[ML]]{{\[}}[[R]], [[CL]]] : memref<5x12xf32, "lcl">
 // CHECK-NEXT:        }
 // CHECK-NEXT:      }
 // CHECK-NEXT:    }
 // CHECK-NEXT:    lowlevel.barrier
-// CHECK:         [[T1:%[0-9]+]] = arith.subi %{{[0-9]+}}, [[WI]] : index
-// CHECK-NEXT:    [[C2:%[0-9]+]] = arith.constant 2 : index
-// CHECK-NEXT:    [[T2:%[0-9]+]] = arith.addi [[T1]], [[C2]] : index
-// CHECK-NEXT:    [[C3:%[0-9]+]] = arith.constant 3 : index
-// CHECK-NEXT:    [[TRIPS:%[0-9]+]] = arith.divui [[T2]], [[C3]] : index
+// CHECK-NEXT:    [[TRIPS:%[0-9]+]] = arith.constant 2 : index
 // CHECK-NEXT:    [[LB2:%[0-9]+]] = arith.constant 0 : index
 // CHECK-NEXT:    [[ST2:%[0-9]+]] = arith.constant 1 : index
 // CHECK-NEXT:    scf.for [[P:%[0-9]+]] = [[LB2]] to [[TRIPS]] step [[ST2]] {
@@ -258,8 +257,9 @@ func.func @jacobi_mirror(%x: memref<37xf32>) -> memref<37xf32> {
 }
 // jacobi_lcl (both layers on OpenCL dimension 0): 3 local tiles of 16 for 3
 // work-groups: no lt loop, the tile size is min(16, 37 - 16 g); the 18-element box from
-// 16 g - 1 is copied by 4 work-items with clamped reads (no scf.if); the "pt" loop has
-// (ceil(size / 4) - wi + 3) / 4 steps and the "el" loop min(4, size - offset) steps.
+// 16 g - 1 is copied by 4 work-items with clamped reads (no scf.if); the "pt" loop is
+// padded: one step (a whole private tile of 4 for each of the 4 work-items), the "el"
+// loop 4 steps, and a point stores its value only inside the tile (16 g + size).
 // CHECK-LABEL: lowlevel.kernel @jacobi_lcl_0(
 // CHECK-SAME:    [[X:%[0-9]+]]: memref<37xf32>, [[Y:%[0-9]+]]: memref<37xf32>)
 // CHECK-NEXT:    [[XL:%[0-9]+]] = memref.alloca() : memref<18xf32, "lcl">
@@ -284,51 +284,30 @@ func.func @jacobi_mirror(%x: memref<37xf32>) -> memref<37xf32> {
 // CHECK-NEXT:      memref.store [[E]], [[XL]]{{\[}}[[F]]] : memref<18xf32, "lcl">
 // CHECK-NEXT:    }
 // CHECK-NEXT:    lowlevel.barrier
-// CHECK-NEXT:    [[C3:%[0-9]+]] = arith.constant 3 : index
-// CHECK-NEXT:    [[U1:%[0-9]+]] = arith.addi [[SIZE]], [[C3]] : index
-// CHECK-NEXT:    [[C4B:%[0-9]+]] = arith.constant 4 : index
-// CHECK-NEXT:    [[CH:%[0-9]+]] = arith.divui [[U1]], [[C4B]] : index
-// CHECK-NEXT:    [[U2:%[0-9]+]] = arith.subi [[CH]], [[WI]] : index
-// CHECK-NEXT:    [[C3B:%[0-9]+]] = arith.constant 3 : index
-// CHECK-NEXT:    [[U3:%[0-9]+]] = arith.addi [[U2]], [[C3B]] : index
-// CHECK-NEXT:    [[C4C:%[0-9]+]] = arith.constant 4 : index
-// CHECK-NEXT:    [[TRIPS:%[0-9]+]] = arith.divui [[U3]], [[C4C]] : index
-// CHECK-NEXT:    [[LB:%[0-9]+]] = arith.constant 0 : index
-// CHECK-NEXT:    [[ST:%[0-9]+]] = arith.constant 1 : index
-// CHECK-NEXT:    scf.for [[P:%[0-9]+]] = [[LB]] to [[TRIPS]] step [[ST]] {
-// CHECK-NEXT:      [[C4D:%[0-9]+]] = arith.constant 4 : index
-// CHECK-NEXT:      [[Q:%[0-9]+]] = arith.muli [[P]], [[C4D]] : index
-// CHECK-NEXT:      [[CHUNK:%[0-9]+]] = arith.addi [[Q]], [[WI]] : index
-// CHECK-NEXT:      [[C4E:%[0-9]+]] = arith.constant 4 : index
-// CHECK-NEXT:      [[PO:%[0-9]+]] = arith.muli [[CHUNK]], [[C4E]] : index
-// CHECK-NEXT:      [[PS:%[0-9]+]] = arith.addi [[OFF]], [[PO]] : index
-// CHECK-NEXT:      [[PR:%[0-9]+]] = arith.subi [[SIZE]], [[PO]] : index
-// CHECK-NEXT:      [[C4F:%[0-9]+]] = arith.constant 4 : index
-// CHECK-NEXT:      [[PZ:%[0-9]+]] = arith.minsi [[C4F]], [[PR]] : index
-// CHECK-NEXT:      %{{[0-9]+}} = arith.constant 0 : index
-// CHECK-NEXT:      [[LB2:%[0-9]+]] = arith.constant 0 : index
-// CHECK-NEXT:      [[ST2:%[0-9]+]] = arith.constant 1 : index
-// CHECK-NEXT:      scf.for [[E2:%[0-9]+]] = [[LB2]] to [[PZ]] step [[ST2]] {
-// CHECK-NEXT:        [[I:%[0-9]+]] = arith.addi [[PS]], [[E2]] : index
-// CHECK:             [[A:%[0-9]+]] = memref.load [[XL]]{{\[}}%{{[0-9]+}}] : memref<18xf32, "lcl">
-// CHECK:             [[B:%[0-9]+]] = memref.load [[XL]]{{\[}}%{{[0-9]+}}] : memref<18xf32, "lcl">
-// CHECK-NEXT:        [[S:%[0-9]+]] = func.call @add([[A]], [[B]]) : (f32, f32) -> f32
+// CHECK:         [[C4D:%[0-9]+]] = arith.constant 4 : index
+// CHECK-NEXT:    [[PO:%[0-9]+]] = arith.muli [[WI]], [[C4D]] : index
+// CHECK-NEXT:    [[PS:%[0-9]+]] = arith.addi [[OFF]], [[PO]] : index
+// CHECK:         scf.for [[E2:%[0-9]+]] = %{{[0-9]+}} to %{{[0-9]+}} step %{{[0-9]+}} {
+// CHECK-NEXT:      [[I:%[0-9]+]] = arith.addi [[PS]], [[E2]] : index
+// CHECK:           [[A:%[0-9]+]] = memref.load [[XL]]{{\[}}%{{[0-9]+}}] : memref<18xf32, "lcl">
+// CHECK:           [[B:%[0-9]+]] = memref.load [[XL]]{{\[}}%{{[0-9]+}}] : memref<18xf32, "lcl">
+// CHECK-NEXT:      [[S:%[0-9]+]] = func.call @add([[A]], [[B]]) : (f32, f32) -> f32
+// CHECK-NEXT:      [[END:%[0-9]+]] = arith.addi [[OFF]], [[SIZE]] : index
+// CHECK-NEXT:      [[IN:%[0-9]+]] = arith.cmpi slt, [[I]], [[END]] : index
+// CHECK-NEXT:      %{{[0-9]+}} = arith.constant true
+// CHECK-NEXT:      scf.if [[IN]] {
 // CHECK-NEXT:        memref.store [[S]], [[Y]]{{\[}}[[I]]] : memref<37xf32>
 // CHECK-NEXT:      }
 // CHECK-NEXT:    }
 // CHECK-NEXT:    lowlevel.barrier
 // CHECK-NEXT:  }
 
-// Without dead constants: matvec's "pt" loop takes (n - wi + 2) / 3 steps, n the rows
-// of the tile (min(5, 9 - 5 g)).
+// Without dead constants: matvec's padded "pt" loop takes 2 steps whatever the rows of
+// the tile (min(5, 9 - 5 g)).
 // DCE-LABEL: lowlevel.kernel @matvec_0(
 // DCE:         [[WI:%[0-9]+]] = lowlevel.local_id 0
 // DCE:         lowlevel.barrier
-// DCE-NEXT:    [[T1:%[0-9]+]] = arith.subi %{{[0-9]+}}, [[WI]] : index
-// DCE-NEXT:    [[C2:%[0-9]+]] = arith.constant 2 : index
-// DCE-NEXT:    [[T2:%[0-9]+]] = arith.addi [[T1]], [[C2]] : index
-// DCE-NEXT:    [[C3:%[0-9]+]] = arith.constant 3 : index
-// DCE-NEXT:    [[TRIPS:%[0-9]+]] = arith.divui [[T2]], [[C3]] : index
+// DCE-NEXT:    [[TRIPS:%[0-9]+]] = arith.constant 2 : index
 // DCE-NEXT:    [[LB:%[0-9]+]] = arith.constant 0 : index
 // DCE-NEXT:    [[ST:%[0-9]+]] = arith.constant 1 : index
 // DCE-NEXT:    scf.for %{{[0-9]+}} = [[LB]] to [[TRIPS]] step [[ST]] {
@@ -336,7 +315,9 @@ func.func @jacobi_mirror(%x: memref<37xf32>) -> memref<37xf32> {
 // work-groups) need no loop, their size is min(4, 10 - 4 g1); the j tiles (3 of 8 for 2
 // work-groups) take (3 - g0 + 1) / 2 steps and min(8, 20 - 8 chunk) columns; the 2 x 2
 // accumulator is filled by two nested loops; A's local box (4 x 16, stored transposed as
-// 16 x 4) is copied by the 8 work-items (worker 4 * wi_i + wi_j) into [col, row].
+// 16 x 4) is copied by the 8 work-items (worker 4 * wi_i + wi_j) into [col, row], zero
+// outside A; B's reads are limited to its last column (19); the private loops of i and
+// j are padded, so no tile size after the copy is a minimum.
 // DCE-LABEL: lowlevel.kernel @matmul_0(
 // DCE-SAME:    [[A:%[0-9]+]]: memref<10x16xf32>, %{{[0-9]+}}: memref<16x20xf32>, %{{[0-9]+}}: memref<10x20xf32>)
 // DCE-NEXT:    [[ACC:%[0-9]+]] = memref.alloca() : memref<1x1x2x2xf32, "prv">
@@ -384,6 +365,7 @@ func.func @jacobi_mirror(%x: memref<37xf32>) -> memref<37xf32> {
 // DCE-NEXT:        }
 // DCE-NEXT:      }
 // DCE-NEXT:      [[K0:%[0-9]+]] = arith.constant 0 : index
+// DCE-NEXT:      %{{[0-9]+}} = arith.constant 19 : index
 // DCE-NEXT:      [[C4C:%[0-9]+]] = arith.constant 4 : index
 // DCE-NEXT:      [[W1:%[0-9]+]] = arith.muli [[C4C]], [[WI]] : index
 // DCE-NEXT:      [[WORKER:%[0-9]+]] = arith.addi [[W1]], [[WJ]] : index
@@ -396,14 +378,13 @@ func.func @jacobi_mirror(%x: memref<37xf32>) -> memref<37xf32> {
 // DCE-NEXT:        [[COL:%[0-9]+]] = arith.remui [[F]], %{{[0-9]+}} : index
 // DCE-NEXT:        [[GR:%[0-9]+]] = arith.addi [[I0]], [[ROW]] : index
 // DCE-NEXT:        [[GC:%[0-9]+]] = arith.addi [[K0]], [[COL]] : index
-// DCE:             scf.if %{{[0-9]+}} {
-// DCE-NEXT:          [[E:%[0-9]+]] = memref.load [[A]]{{\[}}[[GR]], [[GC]]] : memref<10x16xf32>
-// DCE-NEXT:          memref.store [[E]], [[AL]]{{\[}}[[COL]], [[ROW]]] : memref<16x4xf32, "lcl">
-// DCE-NEXT:        }
+// DCE:             [[E:%[0-9]+]] = memref.load [[A]]{{\[}}%{{[0-9]+}}, %{{[0-9]+}}] : memref<10x16xf32>
+// DCE:             [[E0:%[0-9]+]] = arith.select %{{[0-9]+}}, [[E]], %{{[0-9]+}} : f32
+// DCE-NEXT:        memref.store [[E0]], [[AL]]{{\[}}[[COL]], [[ROW]]] : memref<16x4xf32, "lcl">
 // DCE-NEXT:      }
 // DCE-NEXT:      lowlevel.barrier
-// DCE-NEXT:      %{{[0-9]+}} = arith.constant 1 : index
-// DCE-NEXT:      %{{[0-9]+}} = arith.addi [[ISIZE]], %{{[0-9]+}} : index
+// DCE-NOT:       arith.minsi
+// DCE:           scf.for %{{[0-9]+}} = %{{[0-9]+}} to %{{[0-9]+}} step %{{[0-9]+}} {
 // The 37 steps of jacobi_clamp's element loop are a constant.
 // DCE-LABEL: lowlevel.kernel @jacobi_clamp_0(
 // DCE-NEXT:    [[UB:%[0-9]+]] = arith.constant 37 : index

@@ -33,7 +33,7 @@
 
 // lowlevel-expand moves a load half's elements into the stage (a vector per turn, each
 // lane on its own where the vector would leave the source: k = 30 is not a multiple of
-// 4) and a store half's from it, under the same conditions.
+// 4; a lane outside it is a zero) and a store half's from it, under the same conditions.
 // EXPAND-LABEL: lowlevel.kernel @pipelined_0(
 // EXPAND:         memref.alloca() : memref<1xvector<4xf32>, "prv">
 // EXPAND-NEXT:    %[[STAGE:.*]] = memref.alloca() : memref<1xvector<4xf32>, "prv">
@@ -44,7 +44,8 @@
 // EXPAND-NEXT:        memref.store %[[V]], %[[STAGE]][%[[TURN]]] : memref<1xvector<4xf32>, "prv">
 // EXPAND:             scf.for %[[LANE:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
 // EXPAND:               %[[X:.*]] = memref.load %0[%{{.*}}] : memref<32x30xf32>
-// EXPAND-NEXT:          memref.store %[[X]], %[[LANES]][%[[TURN]], %[[LANE]]] : memref<1x4xf32, "prv">
+// EXPAND:               %[[X0:.*]] = arith.select %{{.*}}, %[[X]], %{{.*}} : f32
+// EXPAND-NEXT:          memref.store %[[X0]], %[[LANES]][%[[TURN]], %[[LANE]]] : memref<1x4xf32, "prv">
 // EXPAND:           %[[LANES2:.*]] = lowlevel.view %[[STAGE]]
 // EXPAND:           scf.if %{{.*}} {
 // EXPAND-NEXT:        %[[W:.*]] = memref.load %[[STAGE]][%{{.*}}] : memref<1xvector<4xf32>, "prv">

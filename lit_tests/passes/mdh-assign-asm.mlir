@@ -77,11 +77,11 @@ func.func @matvec(%M: memref<128x64xf32>, %v: memref<64xf32>) -> memref<128xf32>
 // CHECK-NEXT:      ^bb0(%{{[0-9]+}}: index, [[IS:%[0-9]+]]: index, [[IZ:%[0-9]+]]: index):
 // CHECK-NEXT:        lowlevel.tile_for "lt" dim 1(%{{[0-9]+}}, %{{[0-9]+}}) tile 8 parts 2 part [[GJ]] max 2 {
 // CHECK-NEXT:        ^bb0(%{{[0-9]+}}: index, [[JS:%[0-9]+]]: index, [[JZ:%[0-9]+]]: index):
-// CHECK-NEXT:          lowlevel.tile_for "pt" dim 1([[JS]], [[JZ]]) tile 1 parts 4 part [[LJ]] max 2 {
+// CHECK-NEXT:          lowlevel.tile_for "pt" dim 1([[JS]], [[JZ]]) tile 1 parts 4 part [[LJ]] max 2 padded {
 // CHECK-NEXT:          ^bb0(%{{[0-9]+}}: index, [[PJS:%[0-9]+]]: index, [[PJZ:%[0-9]+]]: index):
 // CHECK-NEXT:            lowlevel.tile_for "pt" dim 2([[KS]], [[KZ]]) tile 4 parts 1 part [[LK]] max 1 {
 // CHECK-NEXT:            ^bb0(%{{[0-9]+}}: index, [[PKS:%[0-9]+]]: index, [[PKZ:%[0-9]+]]: index):
-// CHECK-NEXT:              lowlevel.tile_for "pt" dim 0([[IS]], [[IZ]]) tile 2 parts 2 part [[LI]] max 1 {
+// CHECK-NEXT:              lowlevel.tile_for "pt" dim 0([[IS]], [[IZ]]) tile 2 parts 2 part [[LI]] max 1 padded {
 // CHECK-NEXT:              ^bb0(%{{[0-9]+}}: index, [[PIS:%[0-9]+]]: index, [[PIZ:%[0-9]+]]: index):
 // CHECK-NEXT:                lowlevel.tile_for "el" dim 1([[PJS]], [[PJZ]]) tile 1 parts 1 part %{{[0-9]+}} max 1 {
 // CHECK-NEXT:                ^bb0(%{{[0-9]+}}: index, [[J:%[0-9]+]]: index, %{{[0-9]+}}: index):
@@ -114,7 +114,7 @@ func.func @matmul(%A: memref<10x16xf32>, %B: memref<16x20xf32>) -> memref<10x20x
 // CHECK-NEXT:    %{{[0-9]+}} = arith.constant 0 : index
 // CHECK-NEXT:    [[L:%[0-9]+]] = lowlevel.local_id 2
 // CHECK:         lowlevel.tile_for "lt" dim 0(%{{[0-9]+}}, %{{[0-9]+}}) tile 16 parts 3 part [[G]] max 1 {
-// CHECK:           lowlevel.tile_for "pt" dim 0(%{{[0-9]+}}, %{{[0-9]+}}) tile 2 parts 4 part [[L]] max 2 {
+// CHECK:           lowlevel.tile_for "pt" dim 0(%{{[0-9]+}}, %{{[0-9]+}}) tile 2 parts 4 part [[L]] max 2 padded {
 // CHECK-LABEL: func.func @jacobi1d(
 // CHECK:         lowlevel.launch @jacobi1d_0(%x, %y) global [1, 3, 4] local [1, 1, 4] : memref<37xf32>, memref<37xf32>
 func.func @jacobi1d(%x: memref<37xf32>) -> memref<37xf32> {

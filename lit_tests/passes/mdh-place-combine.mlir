@@ -2,11 +2,14 @@
 // RUN: mdh-opt %s -p 'mdh-default-config{device=gpu},mdh-check-config{device=gpu},mdh-tile,mdh-assign-asm,mdh-promote-memory,mdh-place-combine' | filecheck %s
 
 // mdh-place-combine replaces each lowlevel.accumulate by explicit re-composition:
-// - cc only (jacobi1d, prefix_sum): a memref.store of the point's value;
+// - cc only (jacobi1d, prefix_sum): a memref.store of the point's value, under
+//   `point < local tile end` where the private-tile loop is padded (jacobi1d: 37
+//   points in local tiles of 16);
 // - pw dimensions, res_mem "prv": a private accumulator with one axis per kept loop of the
 //   scope, filled with the identity of a recognized combine function (@add: 0.0) before
 //   the scope; each point does acc = g(acc, value); after the scope the kept loops are
-//   re-run to flush acc to the output (matvec_acc);
+//   re-run to flush acc to the output (matvec_acc: only rows inside the local tile, the
+//   row loop being padded);
 // - a combine function that is not one builtin op (@addneg) starts from the first value:
 //   acc = first ? value : g(acc, value), with private "has a value" flags (matmul_first);
 // - a pw dimension with several work-items: partial results are published to a local
@@ -55,7 +58,10 @@ func.func @id(%x: f32) -> f32 {
 // CHECK:         lowlevel.tile_for "el" dim 0(
 // CHECK-NEXT:    ^bb0(%{{[0-9]+}}: index, [[I:%[0-9]+]]: index, %{{[0-9]+}}: index):
 // CHECK:           [[S:%[0-9]+]] = func.call @avg3(
-// CHECK-NEXT:      memref.store [[S]], [[Y]]{{\[}}[[I]]] : memref<37xf32>
+// CHECK:           [[IN:%[0-9]+]] = arith.cmpi slt, [[I]], %{{[0-9]+}} : index
+// CHECK:           scf.if [[IN]] {
+// CHECK-NEXT:        memref.store [[S]], [[Y]]{{\[}}[[I]]] : memref<37xf32>
+// CHECK-NEXT:      }
 // CHECK-NEXT:    }
 // CHECK-LABEL: func.func @jacobi1d(
 func.func @jacobi1d(%x: memref<37xf32>) -> memref<37xf32> {
@@ -77,6 +83,7 @@ func.func @jacobi1d(%x: memref<37xf32>) -> memref<37xf32> {
 // CHECK-NEXT:      lowlevel.fill [[ACC]] with [[ID]] : memref<1x2xf32, "prv">, f32
 // CHECK-NEXT:      lowlevel.tile_for "lt" dim 1(
 // CHECK-NEXT:      ^bb0(
+// CHECK-NEXT:        %{{[0-9]+}} = arith.constant 9 : index
 // CHECK-NEXT:        lowlevel.tile_for "pt" dim 0(
 // CHECK-NEXT:        ^bb0([[PT0:%[0-9]+]]: index, %{{[0-9]+}}: index, %{{[0-9]+}}: index):
 // CHECK-NEXT:          lowlevel.tile_for "pt" dim 1(
@@ -94,12 +101,17 @@ func.func @jacobi1d(%x: memref<37xf32>) -> memref<37xf32> {
 // CHECK-NEXT:        }
 // CHECK-NEXT:      }
 // CHECK-NEXT:      %{{[0-9]+}} = arith.constant true
-// CHECK-NEXT:      lowlevel.tile_for "pt" dim 0([[LS0]], [[LZ0]]) tile 2 parts 2 part %{{[0-9]+}} max 1 {
+// CHECK-NEXT:      lowlevel.tile_for "pt" dim 0([[LS0]], [[LZ0]]) tile 2 parts 2 part %{{[0-9]+}} max 1 padded {
 // CHECK-NEXT:      ^bb0([[FPT:%[0-9]+]]: index, [[FPS:%[0-9]+]]: index, [[FPZ:%[0-9]+]]: index):
 // CHECK-NEXT:        lowlevel.tile_for "el" dim 0([[FPS]], [[FPZ]]) tile 1 parts 1 part %{{[0-9]+}} max 2 {
 // CHECK-NEXT:        ^bb0([[FEL:%[0-9]+]]: index, [[FI:%[0-9]+]]: index, %{{[0-9]+}}: index):
-// CHECK-NEXT:          [[R:%[0-9]+]] = memref.load [[ACC]]{{\[}}[[FPT]], [[FEL]]] : memref<1x2xf32, "prv">
-// CHECK-NEXT:          memref.store [[R]], [[W]]{{\[}}[[FI]]] : memref<10xf32>
+// CHECK-NEXT:          [[END:%[0-9]+]] = arith.addi [[LS0]], [[LZ0]] : index
+// CHECK-NEXT:          [[IN:%[0-9]+]] = arith.cmpi slt, [[FI]], [[END]] : index
+// CHECK-NEXT:          %{{[0-9]+}} = arith.constant true
+// CHECK-NEXT:          scf.if [[IN]] {
+// CHECK-NEXT:            [[R:%[0-9]+]] = memref.load [[ACC]]{{\[}}[[FPT]], [[FEL]]] : memref<1x2xf32, "prv">
+// CHECK-NEXT:            memref.store [[R]], [[W]]{{\[}}[[FI]]] : memref<10xf32>
+// CHECK-NEXT:          }
 // CHECK-NEXT:        }
 // CHECK-NEXT:      }
 // CHECK-NEXT:    }

@@ -9,7 +9,9 @@
 // pt_size); at the innermost point one view_load per input access (with the buffer's
 // boundary mode), the scalar function, and an abstract accumulate. The op's properties
 // travel on the work-group par_for. Sizes are chosen so that tiles do not divide evenly
-// (max = ceil(ceil(N / lt) / num_wg), ceil(ceil(lt / pt) / num_wi)).
+// (max = ceil(ceil(N / lt) / num_wg), ceil(ceil(lt / pt) / num_wi)). A "pt" loop of a
+// dimension whose tiles can be partial is `padded`: it always runs its max steps of
+// whole tiles (here dim 0 of matvec: 10 rows in tiles of 4).
 
 func.func @mul(%a: f32, %b: f32) -> f32 {
   %r = arith.mulf %a, %b : f32
@@ -51,7 +53,7 @@ func.func @count(%x: i32, %e: index, %b: index) -> i32 {
 // CHECK-NEXT:        ^bb0(%{{[0-9]+}}: index, [[LS1:%[0-9]+]]: index, [[LZ1:%[0-9]+]]: index):
 // CHECK-NEXT:          lowlevel.par_for "wi" [2, 3] {
 // CHECK-NEXT:          ^bb0([[W0:%[0-9]+]]: index, [[W1:%[0-9]+]]: index):
-// CHECK-NEXT:            lowlevel.tile_for "pt" dim 0([[LS0]], [[LZ0]]) tile 1 parts 2 part [[W0]] max 2 {
+// CHECK-NEXT:            lowlevel.tile_for "pt" dim 0([[LS0]], [[LZ0]]) tile 1 parts 2 part [[W0]] max 2 padded {
 // CHECK-NEXT:            ^bb0(%{{[0-9]+}}: index, [[PS0:%[0-9]+]]: index, [[PZ0:%[0-9]+]]: index):
 // CHECK-NEXT:              lowlevel.tile_for "pt" dim 1([[LS1]], [[LZ1]]) tile 2 parts 3 part [[W1]] max 2 {
 // CHECK-NEXT:              ^bb0(%{{[0-9]+}}: index, [[PS1:%[0-9]+]]: index, [[PZ1:%[0-9]+]]: index):
@@ -96,8 +98,8 @@ func.func @matvec(%M: memref<10x12xf32>, %v: memref<12xf32>) -> memref<10xf32> {
 // CHECK:               lowlevel.tile_for "lt" dim 2(%{{[0-9]+}}, %{{[0-9]+}}) tile 4 parts 2 part [[G2]] max 2 {
 // CHECK:                 lowlevel.par_for "wi" [2, 4, 1] {
 // CHECK-NEXT:            ^bb0([[W0:%[0-9]+]]: index, [[W1:%[0-9]+]]: index, [[W2:%[0-9]+]]: index):
-// CHECK-NEXT:              lowlevel.tile_for "pt" dim 0(%{{[0-9]+}}, %{{[0-9]+}}) tile 2 parts 2 part [[W0]] max 1 {
-// CHECK:                     lowlevel.tile_for "pt" dim 1(%{{[0-9]+}}, %{{[0-9]+}}) tile 1 parts 4 part [[W1]] max 2 {
+// CHECK-NEXT:              lowlevel.tile_for "pt" dim 0(%{{[0-9]+}}, %{{[0-9]+}}) tile 2 parts 2 part [[W0]] max 1 padded {
+// CHECK:                     lowlevel.tile_for "pt" dim 1(%{{[0-9]+}}, %{{[0-9]+}}) tile 1 parts 4 part [[W1]] max 2 padded {
 // CHECK:                       lowlevel.tile_for "pt" dim 2(%{{[0-9]+}}, %{{[0-9]+}}) tile 4 parts 1 part [[W2]] max 1 {
 // CHECK:                         lowlevel.tile_for "el" dim 0(%{{[0-9]+}}, %{{[0-9]+}}) tile 1 parts 1 part %{{[0-9]+}} max 2 {
 // CHECK-NEXT:                    ^bb0(%{{[0-9]+}}: index, [[I:%[0-9]+]]: index, %{{[0-9]+}}: index):
@@ -127,7 +129,7 @@ func.func @matmul(%A: memref<10x16xf32>, %B: memref<16x20xf32>) -> memref<10x20x
 // CHECK:           lowlevel.tile_for "lt" dim 0(%{{[0-9]+}}, %{{[0-9]+}}) tile 8 parts 3 part [[G]] max 2 {
 // CHECK:             lowlevel.par_for "wi" [4] {
 // CHECK-NEXT:        ^bb0([[W:%[0-9]+]]: index):
-// CHECK-NEXT:          lowlevel.tile_for "pt" dim 0(%{{[0-9]+}}, %{{[0-9]+}}) tile 2 parts 4 part [[W]] max 1 {
+// CHECK-NEXT:          lowlevel.tile_for "pt" dim 0(%{{[0-9]+}}, %{{[0-9]+}}) tile 2 parts 4 part [[W]] max 1 padded {
 // CHECK:                 lowlevel.tile_for "el" dim 0(%{{[0-9]+}}, %{{[0-9]+}}) tile 1 parts 1 part %{{[0-9]+}} max 2 {
 // CHECK-NEXT:            ^bb0(%{{[0-9]+}}: index, [[I:%[0-9]+]]: index, %{{[0-9]+}}: index):
 // CHECK-NEXT:              [[L:%[0-9]+]] = lowlevel.view_load [[XB]]{{\[}}[[I]]] [] affine_map<(d0) -> ((d0 + -1))> boundary "mirror" : memref<37xf32> -> f32

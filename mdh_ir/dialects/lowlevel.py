@@ -154,6 +154,11 @@ class TileForOp(IRDLOperation):
     chunk in increasing order, with block arguments (step, tile_start, tile_size):
     step s handles chunk `s*parts + part`. `max_trips` bounds the number of steps of any
     part.
+
+    A `padded` loop runs as if `size` were the largest it can be: exactly `max_trips`
+    steps, every tile `tile` elements long, so its trip counts are compile-time
+    constants. Its chunks beyond `size` are padding: the code inside discards what they
+    compute (see `mdh-tile`).
     """
 
     name = "lowlevel.tile_for"
@@ -162,6 +167,7 @@ class TileForOp(IRDLOperation):
     tile = prop_def(IntegerAttr[I64])
     parts = prop_def(IntegerAttr[I64])
     max_trips = prop_def(IntegerAttr[I64])
+    padded = opt_prop_def(UnitAttr)
     start = operand_def(IndexType)
     size = operand_def(IndexType)
     part = operand_def(IndexType)
@@ -169,7 +175,7 @@ class TileForOp(IRDLOperation):
     traits = traits_def(NoTerminator(), RecursiveMemoryEffect())
     assembly_format = (
         "$layer `dim` $dim `(` $start `,` $size `)` `tile` $tile `parts` $parts `part` $part"
-        " `max` $max_trips $body attr-dict"
+        " `max` $max_trips (`padded` $padded^)? $body attr-dict"
     )
 
     def __init__(
@@ -183,20 +189,20 @@ class TileForOp(IRDLOperation):
         part: SSAValue,
         max_trips: int,
         body: Region | None = None,
+        padded: bool = False,
     ):
         if body is None:
             body = Region(Block(arg_types=[IndexType()] * 3))
-        super().__init__(
-            operands=[start, size, part],
-            properties={
-                "layer": StringAttr(layer),
-                "dim": IntegerAttr(dim, 64),
-                "tile": IntegerAttr(tile, 64),
-                "parts": IntegerAttr(parts, 64),
-                "max_trips": IntegerAttr(max_trips, 64),
-            },
-            regions=[body],
-        )
+        properties: dict[str, Attribute] = {
+            "layer": StringAttr(layer),
+            "dim": IntegerAttr(dim, 64),
+            "tile": IntegerAttr(tile, 64),
+            "parts": IntegerAttr(parts, 64),
+            "max_trips": IntegerAttr(max_trips, 64),
+        }
+        if padded:
+            properties["padded"] = UnitAttr()
+        super().__init__(operands=[start, size, part], properties=properties, regions=[body])
 
     @property
     def step(self) -> SSAValue:
@@ -221,6 +227,10 @@ class TileForOp(IRDLOperation):
 class ViewLoadOp(IRDLOperation):
     """Read `source` at `map(dims)[syms]`; outside the buffer, `boundary` decides.
 
+    With `limits` (one per dim), it reads at `map(min(dims, limits))[syms]`: a point of
+    a padded tile (see `TileForOp`) reads inside the memory it reads from (a limit that
+    is its dim's own value leaves that dim as it is).
+
     With a vector result of N lanes (`mdh-vectorize`), it reads N consecutive elements
     along the last axis, from the position the map gives (boundary "none" only).
     """
@@ -229,14 +239,15 @@ class ViewLoadOp(IRDLOperation):
     source = operand_def(MemRefType)
     dims = var_operand_def(IndexType)
     syms = var_operand_def(IndexType)
+    limits = var_operand_def(IndexType)
     map = prop_def(AffineMapAttr)
     boundary = prop_def(StringAttr)
     result = result_def()
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
     traits = traits_def(MemoryReadEffect())
     assembly_format = (
-        "$source `[` $dims `]` `[` $syms `]` $map `boundary` $boundary attr-dict"
-        " `:` type($source) `->` type($result)"
+        "$source `[` $dims `]` `[` $syms `]` (`limits` `[` $limits^ `]`)? $map `boundary`"
+        " $boundary attr-dict `:` type($source) `->` type($result)"
     )
 
     def __init__(
@@ -247,16 +258,19 @@ class ViewLoadOp(IRDLOperation):
         amap: AffineMapAttr,
         boundary: str,
         lanes: int = 1,
+        limits: Sequence[SSAValue] = (),
     ):
         assert isinstance(source.type, MemRefType)
         elem = source.type.element_type
         super().__init__(
-            operands=[source, dims, syms],
+            operands=[source, dims, syms, limits],
             properties={"map": amap, "boundary": StringAttr(boundary)},
             result_types=[elem if lanes == 1 else VectorType(elem, [lanes])],
         )
 
     def verify_(self) -> None:
+        if self.limits and len(self.limits) != len(self.dims):
+            raise VerifyException("limits: none, or one per dim")
         elem = self.source.type.element_type  # type: ignore[attr-defined]
         t = self.result.type
         if isinstance(t, VectorType):
@@ -308,7 +322,7 @@ class CopyOp(IRDLOperation):
     Box coordinates are in the buffer's logical axis order; `source_perm` / `dest_perm`
     give each memref's axis order (memref axis i holds logical axis perm[i]). Work-item
     `worker` of `workers` copies every `workers`-th element. Box elements outside the
-    source are filled by `boundary` ("none": skipped; they are never read).
+    source are filled by `boundary` ("none": zeros; only discarded points read them).
 
     A staged copy does one half of that through `stage`, the worker's private array of
     its elements (one per turn, or one vector per turn with `lanes`): `half = "load"`

@@ -32,4 +32,4 @@ def carried(holder: Operation, buffer_types: Sequence[Attribute]) -> TilePlan:
     outputs = len(props["out_types"].data)  # type: ignore[attr-defined]
     block = Block(arg_types=buffer_types[:inputs])
     op = ComputeOp(name.data, block.args, props, buffer_types[inputs : inputs + outputs])
-    return TilePlan(op, Config.of(op))
+    return TilePlan(op, Config.of(op), holder)

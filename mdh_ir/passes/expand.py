@@ -5,7 +5,8 @@ arith, math, memref.load/store/alloca, func.call, group/local ids, barriers):
 
 - `tile_for` becomes an `scf.for` over the part's steps with the tile's start and size
   computed from the step (`mdh_ir.dialects.lowlevel.TileForOp` gives the formulas);
-  counts that are compile-time constants fold; an `unroll` attribute carries over;
+  counts that are compile-time constants fold (a `padded` loop's always do); an
+  `unroll` attribute carries over;
 - `view_load` becomes index arithmetic, the boundary mode's index fix-up, and a load
   (a `vector.load` for a vector result);
 - `copy` becomes a loop over the box's elements strided by the number of workers; when
@@ -17,7 +18,8 @@ arith, math, memref.load/store/alloca, func.call, group/local ids, barriers):
   copy (`lowlevel-prefetch`) always loops over the turns, unrolled, and its load half
   moves each element or vector into the turn's place in the stage, its store half from
   there, under the same conditions; a copy marked `inside` moves without checking that
-  its elements or vectors lie inside the source;
+  its elements or vectors lie inside the source; with boundary "none", elements outside
+  the source are filled with zeros (a padded tile computes on them, and discards it);
 - a kernel's `fill` becomes stores (a host function's stays: the runtime fills the
   buffer).
 
@@ -73,12 +75,16 @@ from mdh_ir.passes.emit import Emitter, Value, constant_value, i1
 def expand_tile_for(loop: TileForOp) -> None:
     e = Emitter.before(loop)
     tile, parts = loop.tile.value.data, loop.parts.value.data
-    chunks = e.ceildiv(loop.size, tile)
-    known = constant_value(chunks)
-    if known is not None and known % parts == 0:
-        trips = e.const(known // parts)
+    padded = loop.padded is not None
+    if padded:
+        trips = e.const(loop.max_trips.value.data)
     else:
-        trips = e.div(e.add(e.sub(chunks, loop.part), parts - 1), parts)
+        chunks = e.ceildiv(loop.size, tile)
+        known = constant_value(chunks)
+        if known is not None and known % parts == 0:
+            trips = e.const(known // parts)
+        else:
+            trips = e.div(e.add(e.sub(chunks, loop.part), parts - 1), parts)
     if constant_value(trips) == 1:
         step, body = e.const(0), e
     else:
@@ -89,7 +95,7 @@ def expand_tile_for(loop: TileForOp) -> None:
     offset = body.mul(chunk, tile)
     start = body.add(loop.start, offset)
     size_known = constant_value(loop.size)
-    if tile == 1 or (size_known is not None and size_known % tile == 0):
+    if padded or tile == 1 or (size_known is not None and size_known % tile == 0):
         size = body.const(tile)
     else:
         size = body.min(tile, body.sub(loop.size, offset))
@@ -197,7 +203,11 @@ def eval_expr(e: Emitter, expr: AffineExpr, dims: Sequence[SSAValue], syms: Sequ
 def expand_view_load(load: ViewLoadOp) -> None:
     e = Emitter.before(load)
     amap = load.map.data
-    index = [e.value(eval_expr(e, r, load.dims, load.syms)) for r in amap.results]
+    dims = list(load.dims)
+    if load.limits:
+        used = amap.used_dims()
+        dims = [e.min(d, lim) if lim is not d and i in used else d for i, (d, lim) in enumerate(zip(dims, load.limits))]
+    index = [e.value(eval_expr(e, r, dims, load.syms)) for r in amap.results]
     if isinstance(load.result.type, VectorType):
         value = e.emit(vector.LoadOp(load.source, index, load.result.type))
     else:
@@ -235,14 +245,11 @@ class Move:
             e.op(vector.StoreOp(value, copy.dest, [coords[a] for a in copy.dest_perm.get_values()]))
 
     def element(self, e: Emitter, position: list[SSAValue], coords: list[SSAValue], slot: list[SSAValue]) -> None:
-        """Move one box element (skipped outside the source with boundary "none");
-        `slot` is its place in the stage."""
+        """Move one box element (zero outside the source with boundary "none"); `slot`
+        is its place in the stage."""
         copy, mode = self.copy, self.copy.boundary.data
         if mode == "none" and not copy.inside():
-            guarded = e.if_(inside(e, position, self.logical))
-            if guarded is None:
-                return
-            e = guarded
+            mode = "zero"
         if self.half == "store":
             value = e.load(self.elements, slot)  # type: ignore[arg-type]
         else:

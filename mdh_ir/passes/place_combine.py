@@ -2,6 +2,9 @@
 
 Replaces each `lowlevel.accumulate` with explicit code, following `mdh_ir.tiling`:
 
+- a point of the padding of a padded private-tile loop (`mdh_ir.tiling`) is discarded:
+  its results are not stored, and not combined into an accumulator (a select keeps the
+  old value);
 - without `pw` dimensions, each point's results are stored to the outputs;
 - a point's results are combined with the combine function; a float multiply (scalar
   function) accumulated by addition becomes one fused multiply-add (`math.fma`);
@@ -183,6 +186,22 @@ class Placement:
     def group_ids(self, dims: Sequence[int]) -> list[SSAValue]:
         return [self.loop(("lt", d)).part for d in dims]
 
+    def valid(self, e: Emitter, point: Sequence[SSAValue], dims: Sequence[int]) -> SSAValue | None:
+        """Whether `point` lies inside its local tiles along `dims`: false only for a
+        point of the padding of a padded private-tile loop (`mdh_ir.tiling`); None
+        where no loop of `dims` is padded."""
+        conds = []
+        for d in dims:
+            if self.plan.padded(d):
+                lt = self.loop(("lt", d))
+                conds.append(e.cmp("slt", point[d], e.add(lt.tile_start, lt.tile_size)))
+        return e.all_of(conds) if conds else None
+
+    def inside(self, e: Emitter, point: Sequence[SSAValue], dims: Sequence[int]) -> Emitter:
+        """An emitter for code that runs only where `point` is valid along `dims`."""
+        cond = self.valid(e, point, dims)
+        return e if cond is None else e.if_(cond)  # type: ignore[return-value]
+
     def all_first(self, e: Emitter, loops: Sequence[Loop]) -> SSAValue:
         """Whether every pw loop among `loops` is in its first step."""
         pw = [lp for lp in loops if self.plan.kind(lp[1]) == "pw" and self.plan.max_trips(*lp) > 1]
@@ -218,7 +237,7 @@ class Placement:
             new = TileForOp(
                 old.layer.data, lp[1], mapping.get(old.start, old.start),
                 mapping.get(old.size, old.size), old.tile.value.data, old.parts.value.data,
-                old.part, old.max_trips.value.data,
+                old.part, old.max_trips.value.data, padded=old.padded is not None,
             )  # fmt: skip
             e.op(new)
             for a, b in zip(old.body.block.args, new.body.block.args):
@@ -249,11 +268,13 @@ class Placement:
 
     def store_points(self) -> None:
         e = Emitter.before(self.acc)
+        e = self.inside(e, self.point, self.plan.kept_dims)
         for v, out, m in zip(self.acc.values, self.acc.outputs, self.op.output_maps):
             e.store(v, out, out_index(m, self.point))
 
     def combine_in_place(self, temps) -> None:
         e = Emitter.before(self.acc)
+        e = self.inside(e, self.point, range(self.plan.rank))
         first = self.all_first(e, self.plan.nest)
         self.store_combined(e, list(self.acc.values), self.destinations(e, self.point, temps), first)
 
@@ -279,8 +300,9 @@ class Placement:
         dests = [(acc, index) for acc in accs]
         if self.identity is not None:
             olds = [e.load(acc, index) for acc in accs]
-            for v, acc in zip(self.combine(e, olds, list(self.acc.values)), accs):
-                e.store(v, acc, index)
+            inside = self.valid(e, self.point, plan.pw_dims)
+            for v, old, acc in zip(self.combine(e, olds, list(self.acc.values)), olds, accs):
+                e.store(v if inside is None else e.select(inside, v, old), acc, index)
         else:
             self.store_combined(e, list(self.acc.values), dests, self.all_first(e, plan.scope))
         if has is not None:
@@ -293,6 +315,7 @@ class Placement:
         first = self.all_first(flush, plan.outer_pw_loops)
 
         def write(e: Emitter, steps: list[SSAValue], point: list[SSAValue]) -> None:
+            e = self.inside(e, point, plan.kept_dims)
             index = steps or [e.const(0)]
             if kept_lin is not None:
                 index = [e.const(0), kept_lin, *index]

@@ -18,6 +18,9 @@ local buffer of two or more axes has `lcl_pad` more elements in each row (innerm
 axis) than its box, so that work-items writing a column hit different banks (the copy's
 extents stay the box's).
 Reads (`view_load`) are redirected to the innermost copy, at `map(point) - origin`.
+Where a private-tile loop is padded (`mdh_ir.tiling`), reads get `limits`: a point of
+the padding reads at the dimension's last coordinate from global memory, at the local
+tile's last from a local copy (where the padding reaches beyond it).
 A local copy whose innermost box extent is a multiple of 4 and whose layout keeps that
 axis innermost moves 4 elements at a time (`lanes = 4`); one whose boxes lie inside the
 buffer for every local tile (the tiles divide the sizes and the halo stays inside, as
@@ -32,7 +35,7 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import memref
 from xdsl.dialects.builtin import AffineMapAttr, IntegerAttr, MemRefType, ModuleOp, UnitAttr
-from xdsl.ir import SSAValue
+from xdsl.ir import Block, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.passes import ModulePass
 
@@ -152,18 +155,55 @@ def promote(kernel: KernelOp) -> None:
         e.op(CopyOp(source, cache.buffer, base, cache.extents, source_perm, perm, mode, zero, 1))
         caches[b] = cache
 
+    limits = ReadLimits(plan, {loop.dim.value.data: loop for loop in local}, lt_body)
     for load in list(kernel.walk()):
         if isinstance(load, ViewLoadOp) and load.source in args[: len(op.inputs)]:
             b = args.index(load.source)
-            if b in caches:
-                cache = caches[b]
-                new = ViewLoadOp(
-                    cache.buffer, load.dims, cache.origin, shifted_map(load.map.data, cache), "none"
-                )
-                Emitter.before(load).op(new)
-                load.results[0].replace_all_uses_with(new.result)
-                load.detach()
-                load.erase()
+            cache = caches.get(b)
+            where = "glb" if cache is None else "prv" if b in plan.cached("pt") else "lcl"
+            bounds = [limits.get(where, d) for d in range(len(load.dims))]
+            bounds = [x if lim is None else lim for lim, x in zip(bounds, load.dims)]
+            if all(lim is x for lim, x in zip(bounds, load.dims)):
+                if cache is None:
+                    continue
+                bounds = []
+            if cache is None:
+                new = ViewLoadOp(load.source, load.dims, load.syms, load.map, load.boundary.data, limits=bounds)
+            else:
+                amap = shifted_map(load.map.data, cache)
+                new = ViewLoadOp(cache.buffer, load.dims, cache.origin, amap, "none", limits=bounds)
+            Emitter.before(load).op(new)
+            load.results[0].replace_all_uses_with(new.result)
+            load.detach()
+            load.erase()
+
+
+class ReadLimits:
+    """Per memory a read goes to ("glb", "lcl", "prv") and padded dimension whose
+    padding could read outside it, the largest coordinate a point may read at: the last
+    of the dimension (global memory), of the local tile (a local copy holds the box of
+    its points); a private copy holds its padded tile's box: no limit. Made once, at
+    the start of the innermost local-tile loop, where first asked for."""
+
+    def __init__(self, plan: TilePlan, local: dict[int, TileForOp], lt_body: Block):
+        self.plan, self.local, self.lt_body = plan, local, lt_body
+        self.made: dict[tuple[str, int], SSAValue | None] = {}
+
+    def get(self, where: str, d: int) -> SSAValue | None:
+        if (where, d) not in self.made:
+            self.made[where, d] = self.make(where, d)
+        return self.made[where, d]
+
+    def make(self, where: str, d: int) -> SSAValue | None:
+        plan, lt = self.plan, self.plan.cfg.lt_size[d]
+        if not plan.padded(d) or where == "prv":
+            return None
+        e = Emitter.at_start(self.lt_body)
+        if where == "glb":
+            return e.const(plan.sizes[d] - 1)
+        if plan.padded_reach(d) > lt:
+            return e.add(self.local[d].tile_start, lt - 1)
+        return None
 
 
 def _strides(loops: list[TileForOp], counts) -> list[tuple[int, TileForOp]]:

@@ -12,6 +12,9 @@ MDH de-composition of `mdh_ir.tiling` for the op's configuration:
               func.call @scalar_func
               lowlevel.accumulate ...                      re-composition, still abstract
 
+A private-tile loop whose tiles can be partial is `padded` (`mdh_ir.tiling`): its trip
+counts are constants, and the points beyond its local tile are discarded by
+`mdh-place-combine` (reads stay inside memory: `mdh-promote-memory`).
 Loops are in dimension order (`mdh-assign-asm` applies `loop_order`), every read goes
 to global memory (`mdh-promote-memory` caches), and `accumulate` says only that a point's
 result is combined into the outputs (`mdh-place-combine` says how). The op's properties
@@ -73,7 +76,7 @@ def tile_compute(op: ComputeOp) -> None:
     for d in range(rank):
         loop = TileForOp(
             "pt", d, local[d].tile_start, local[d].tile_size, cfg.pt_size[d], cfg.num_wi[d],
-            wi.ids[d], plan.max_trips("pt", d),
+            wi.ids[d], plan.max_trips("pt", d), padded=plan.padded(d),
         )  # fmt: skip
         e.op(loop)
         e = Emitter.at_end(loop.body.block)

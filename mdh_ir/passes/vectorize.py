@@ -5,8 +5,10 @@ last dimension of `loop_order[1]`, a kept dimension; rule `vector-width`) steps 
 elements at a time and its body computes on N-lane vectors:
 
 - a read whose view moves along that dimension becomes a vector `view_load` of N
-  consecutive elements; other reads stay scalar and are broadcast where a vector needs
-  them;
+  consecutive elements (its limit along it, if any, N - 1 lower: the vector starts
+  at most there); other reads stay scalar and are broadcast where a vector needs
+  them; the body of an `scf.if` on a scalar condition (a padded tile's guard) is
+  vectorized like the loop's;
 - the scalar and combine functions are called in vector versions (`@f_vN`, the same
   body on vector types);
 - the accumulator (a private array whose last axis is that loop) is re-allocated with
@@ -35,7 +37,7 @@ With `unroll` U > 1, the element loops of the computation carry `unroll = U`, pr
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith, func, memref, vector
+from xdsl.dialects import arith, func, memref, scf, vector
 from xdsl.dialects.builtin import IntegerAttr, ModuleOp, VectorType
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
@@ -172,7 +174,13 @@ class Vectorizer:
             position = list(op.dims).index(lane0) if lane0 in op.dims else None
             if position is None or position not in op.map.data.used_dims():
                 return None
-            return ViewLoadOp(op.source, op.dims, op.syms, op.map, op.boundary.data, self.lanes)
+            limits = list(op.limits)
+            if limits and limits[position] is not lane0:
+                limits[position] = e.sub(limits[position], self.lanes - 1)
+            return ViewLoadOp(op.source, op.dims, op.syms, op.map, op.boundary.data, self.lanes, limits)
+        if isinstance(op, scf.IfOp) and op.cond not in lanes_of:
+            self.block(op.true_region.block, lanes_of, lane0, step)
+            return None
         if isinstance(op, memref.LoadOp | memref.StoreOp):
             return self.memory(e, op, lanes_of, lane0, step)
         varying = [o for o in op.operands if o in lanes_of]
