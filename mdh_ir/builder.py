@@ -14,7 +14,8 @@
 Views are written as affine expressions over the dimension names ("2*p + r, c"); an
 input with a list of views is read at several places (a stencil). Scalar and combine
 functions are Python functions over traced `Scalar`s: `+ - * /`, comparisons, and the
-helpers `select`, `maximum`, `minimum`, `exp`, `log`, `sqrt`, `absf`, `tanh`, `cast`.
+helpers `select`, `maximum`, `minimum`, `exp`, `log`, `sqrt`, `absf`, `absi`, `floor`,
+`tanh`, `cast`.
 """
 
 from __future__ import annotations
@@ -52,7 +53,8 @@ from mdh_ir.dialects.mdh import BUILTIN_COMBINES, Combine, ComputeOp, make_view
 
 __all__ = [
     "Input", "Output", "Scalar", "cc", "pw", "ps", "compute_module", "select", "const", "maximum",
-    "minimum", "exp", "log", "sqrt", "absf", "tanh", "cast", "f32", "f64", "i32", "i64",
+    "minimum", "exp", "log", "sqrt", "absf", "absi", "floor", "tanh", "cast", "f32", "f64", "i32",
+    "i64",
 ]  # fmt: skip
 
 index = IndexType()
@@ -129,7 +131,15 @@ class Scalar:
     def _lift(self, other: Scalar | float | int) -> Scalar:
         if isinstance(other, Scalar):
             return other
+        if isinstance(other, float) and not _is_float(self.type):
+            raise TypeError(f"the float {other} with a value of type {self.type}; use cast()")
         return const(self, other, self.type)
+
+    def __bool__(self) -> bool:
+        raise TypeError(
+            "a traced value has no truth value (`if`, `and`, `or`, `not`, chained "
+            "comparisons); use select(), `&` and `|`"
+        )
 
     def _binary(self, other, float_op, int_op, swap: bool = False) -> Scalar:
         a, b = self, self._lift(other)
@@ -174,6 +184,9 @@ class Scalar:
 
     def __or__(self, o):
         return self._binary(o, None, arith.OrIOp)
+
+    def __xor__(self, o):
+        return self._binary(o, None, arith.XOrIOp)
 
     def __neg__(self):
         if _is_float(self.type):
@@ -231,19 +244,26 @@ def minimum(a: Scalar, b: Scalar | float | int) -> Scalar:
     return a._binary(b, arith.MinimumfOp, arith.MinSIOp)
 
 
-def _unary(op_type):
+def _unary(name: str, op_type, on_floats: bool = True):
+    """`name(x)`, the op `op_type` of a float (or, `on_floats=False`, integer) value."""
+
     def apply(x: Scalar) -> Scalar:
+        if _is_float(x.type) != on_floats or isinstance(x.type, IndexType):
+            kind = "a float" if on_floats else "an integer"
+            raise TypeError(f"{name} takes {kind} value, not {x.type}; use cast()")
         return x._emit(op_type(x.value))
 
-    apply.__name__ = op_type.__name__
+    apply.__name__ = name
     return apply
 
 
-exp = _unary(math.ExpOp)
-log = _unary(math.LogOp)
-sqrt = _unary(math.SqrtOp)
-absf = _unary(math.AbsFOp)
-tanh = _unary(math.TanhOp)
+exp = _unary("exp", math.ExpOp)
+log = _unary("log", math.LogOp)
+sqrt = _unary("sqrt", math.SqrtOp)
+absf = _unary("absf", math.AbsFOp)
+absi = _unary("absi", math.AbsIOp, on_floats=False)
+floor = _unary("floor", math.FloorOp)
+tanh = _unary("tanh", math.TanhOp)
 
 
 def cast(x: Scalar, to: Attribute) -> Scalar:
