@@ -11,15 +11,17 @@
         combine=[cc, pw("add")],
     )
 
-Views are written as affine expressions over the dimension names ("2*p + r, c"); an
-input with a list of views is read at several places (a stencil). Scalar and combine
-functions are Python functions over traced `Scalar`s: `+ - * /`, comparisons, and the
-helpers `select`, `maximum`, `minimum`, `exp`, `log`, `sqrt`, `absf`, `absi`, `floor`,
-`tanh`, `cast`.
+Views are written as affine expressions over the dimension names ("2*p + r, c": names,
+integers, `+ - *` and parentheses, parsed, never evaluated); an input with a list of
+views is read at several places (a stencil). Scalar and combine functions are Python
+functions over traced `Scalar`s: `+ - * /`, comparisons, and the helpers `select`,
+`maximum`, `minimum`, `exp`, `log`, `sqrt`, `absf`, `absi`, `floor`, `tanh`, `cast`.
 """
 
 from __future__ import annotations
 
+import ast
+import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -343,11 +345,39 @@ class _Index:
         return _Index(self.expr * -1)
 
 
+_VIEW_OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul}
+
+
+def _view_result(node: ast.expr, names: dict[str, _Index], text: str) -> _Index | int:
+    """The value of one result of view `text`: names, integers, `+ - *`, parentheses."""
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, ast.Name) and node.id in names:
+        return names[node.id]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+        value = _view_result(node.operand, names, text)
+        return -value if isinstance(node.op, ast.USub) else value
+    if isinstance(node, ast.BinOp) and type(node.op) in _VIEW_OPERATORS:
+        lhs, rhs = (_view_result(x, names, text) for x in (node.left, node.right))
+        if isinstance(node.op, ast.Mult) and isinstance(lhs, _Index) and isinstance(rhs, _Index):
+            raise ValueError(f"view {text!r}: {ast.unparse(node)} multiplies two dimensions")
+        return _VIEW_OPERATORS[type(node.op)](lhs, rhs)
+    raise ValueError(
+        f"view {text!r}: {ast.unparse(node)} is not an affine expression of the dimensions "
+        f"({', '.join(names)}) with integers, +, - and *"
+    )
+
+
 def parse_view(text: str, dims: Sequence[str]) -> AffineMap:
-    """`"2*p + r, c"` over `dims` as an affine map."""
+    """`"2*p + r, c"` over `dims` as an affine map (parsed, never evaluated as Python)."""
     names = {n: _Index(AffineExpr.dimension(i)) for i, n in enumerate(dims)}
-    results = eval(f"({text},)", {"__builtins__": {}}, names) if text.strip() else ()
-    return AffineMap(len(dims), 0, tuple(_Index.of(r) for r in results))
+    try:
+        tree = ast.parse(text.strip(), mode="eval").body if text.strip() else ast.Tuple([])
+    except SyntaxError as e:
+        raise ValueError(f"view {text!r}: {e.msg}") from None
+    results = tree.elts if isinstance(tree, ast.Tuple) else [tree]
+    values = [_view_result(r, names, text) for r in results]
+    return AffineMap(len(dims), 0, tuple(_Index.of(v) for v in values))
 
 
 def _input_shape(inp: Input, maps: list[AffineMap], sizes: list[int]) -> list[int]:
