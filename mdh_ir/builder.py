@@ -11,14 +11,17 @@
         combine=[cc, pw("add")],
     )
 
-Views are written as affine expressions over the dimension names ("2*p + r, c"); an
-input with a list of views is read at several places (a stencil). Scalar and combine
-functions are Python functions over traced `Scalar`s: `+ - * /`, comparisons, and the
-helpers `select`, `maximum`, `minimum`, `exp`, `log`, `sqrt`, `absf`, `tanh`, `cast`.
+Views are written as affine expressions over the dimension names ("2*p + r, c": names,
+integers, `+ - *` and parentheses, parsed, never evaluated); an input with a list of
+views is read at several places (a stencil). Scalar and combine functions are Python
+functions over traced `Scalar`s: `+ - * /`, comparisons, and the helpers `select`,
+`maximum`, `minimum`, `exp`, `log`, `sqrt`, `absf`, `absi`, `floor`, `tanh`, `cast`.
 """
 
 from __future__ import annotations
 
+import ast
+import operator
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -52,7 +55,8 @@ from mdh_ir.dialects.mdh import BUILTIN_COMBINES, Combine, ComputeOp, make_view
 
 __all__ = [
     "Input", "Output", "Scalar", "cc", "pw", "ps", "compute_module", "select", "const", "maximum",
-    "minimum", "exp", "log", "sqrt", "absf", "tanh", "cast", "f32", "f64", "i32", "i64",
+    "minimum", "exp", "log", "sqrt", "absf", "absi", "floor", "tanh", "cast", "f32", "f64", "i32",
+    "i64",
 ]  # fmt: skip
 
 index = IndexType()
@@ -129,7 +133,15 @@ class Scalar:
     def _lift(self, other: Scalar | float | int) -> Scalar:
         if isinstance(other, Scalar):
             return other
+        if isinstance(other, float) and not _is_float(self.type):
+            raise TypeError(f"the float {other} with a value of type {self.type}; use cast()")
         return const(self, other, self.type)
+
+    def __bool__(self) -> bool:
+        raise TypeError(
+            "a traced value has no truth value (`if`, `and`, `or`, `not`, chained "
+            "comparisons); use select(), `&` and `|`"
+        )
 
     def _binary(self, other, float_op, int_op, swap: bool = False) -> Scalar:
         a, b = self, self._lift(other)
@@ -174,6 +186,9 @@ class Scalar:
 
     def __or__(self, o):
         return self._binary(o, None, arith.OrIOp)
+
+    def __xor__(self, o):
+        return self._binary(o, None, arith.XOrIOp)
 
     def __neg__(self):
         if _is_float(self.type):
@@ -231,19 +246,26 @@ def minimum(a: Scalar, b: Scalar | float | int) -> Scalar:
     return a._binary(b, arith.MinimumfOp, arith.MinSIOp)
 
 
-def _unary(op_type):
+def _unary(name: str, op_type, on_floats: bool = True):
+    """`name(x)`, the op `op_type` of a float (or, `on_floats=False`, integer) value."""
+
     def apply(x: Scalar) -> Scalar:
+        if _is_float(x.type) != on_floats or isinstance(x.type, IndexType):
+            kind = "a float" if on_floats else "an integer"
+            raise TypeError(f"{name} takes {kind} value, not {x.type}; use cast()")
         return x._emit(op_type(x.value))
 
-    apply.__name__ = op_type.__name__
+    apply.__name__ = name
     return apply
 
 
-exp = _unary(math.ExpOp)
-log = _unary(math.LogOp)
-sqrt = _unary(math.SqrtOp)
-absf = _unary(math.AbsFOp)
-tanh = _unary(math.TanhOp)
+exp = _unary("exp", math.ExpOp)
+log = _unary("log", math.LogOp)
+sqrt = _unary("sqrt", math.SqrtOp)
+absf = _unary("absf", math.AbsFOp)
+absi = _unary("absi", math.AbsIOp, on_floats=False)
+floor = _unary("floor", math.FloorOp)
+tanh = _unary("tanh", math.TanhOp)
 
 
 def cast(x: Scalar, to: Attribute) -> Scalar:
@@ -323,11 +345,39 @@ class _Index:
         return _Index(self.expr * -1)
 
 
+_VIEW_OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul}
+
+
+def _view_result(node: ast.expr, names: dict[str, _Index], text: str) -> _Index | int:
+    """The value of one result of view `text`: names, integers, `+ - *`, parentheses."""
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, ast.Name) and node.id in names:
+        return names[node.id]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+        value = _view_result(node.operand, names, text)
+        return -value if isinstance(node.op, ast.USub) else value
+    if isinstance(node, ast.BinOp) and type(node.op) in _VIEW_OPERATORS:
+        lhs, rhs = (_view_result(x, names, text) for x in (node.left, node.right))
+        if isinstance(node.op, ast.Mult) and isinstance(lhs, _Index) and isinstance(rhs, _Index):
+            raise ValueError(f"view {text!r}: {ast.unparse(node)} multiplies two dimensions")
+        return _VIEW_OPERATORS[type(node.op)](lhs, rhs)
+    raise ValueError(
+        f"view {text!r}: {ast.unparse(node)} is not an affine expression of the dimensions "
+        f"({', '.join(names)}) with integers, +, - and *"
+    )
+
+
 def parse_view(text: str, dims: Sequence[str]) -> AffineMap:
-    """`"2*p + r, c"` over `dims` as an affine map."""
+    """`"2*p + r, c"` over `dims` as an affine map (parsed, never evaluated as Python)."""
     names = {n: _Index(AffineExpr.dimension(i)) for i, n in enumerate(dims)}
-    results = eval(f"({text},)", {"__builtins__": {}}, names) if text.strip() else ()
-    return AffineMap(len(dims), 0, tuple(_Index.of(r) for r in results))
+    try:
+        tree = ast.parse(text.strip(), mode="eval").body if text.strip() else ast.Tuple([])
+    except SyntaxError as e:
+        raise ValueError(f"view {text!r}: {e.msg}") from None
+    results = tree.elts if isinstance(tree, ast.Tuple) else [tree]
+    values = [_view_result(r, names, text) for r in results]
+    return AffineMap(len(dims), 0, tuple(_Index.of(v) for v in values))
 
 
 def _input_shape(inp: Input, maps: list[AffineMap], sizes: list[int]) -> list[int]:

@@ -400,3 +400,50 @@ def test_views_subtract_dimensions_from_numbers() -> None:
     """`n - 1 - i` reverses a dimension (xDSL's own `int - expr` gets the sign wrong)."""
     amap = parse_view("4 - i, 2*j - i + 1", ["i", "j"])
     assert [amap.results[r].eval([1, 3], []) for r in range(2)] == [3, 6]
+
+
+EXPLOIT = (
+    "[c for c in ().__class__.__base__.__subclasses__() if c.__name__=='_wrap_close'][0]"
+    ".__init__.__globals__['system']('touch {path}')*0 + k"
+)
+
+
+def test_a_view_is_parsed_not_run(tmp_path) -> None:
+    """The index expression that ran a shell command through `eval` is refused, unrun."""
+    marker = tmp_path / "ran"
+    text = EXPLOIT.format(path=marker)
+    with pytest.raises(ValueError, match=r"is not an affine expression of the dimensions \(i, k\)"):
+        compute_module(
+            "m", {"i": 4, "k": 4}, [Input("x", f32, ["i", text])], [Output("y", f32, "i")],
+            scalar=lambda a, b: a + b, combine=[cc, pw("add")],
+        )  # fmt: skip
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize(
+    "text, values",
+    [("-3 + i", [-2]), ("2*i + k - 1", [4]), ("(i + k) * -2, +k", [-8, 3]), ("", []),
+     ("i,", [1]), ("(k - (1 - i)) * 3", [9])],
+)  # fmt: skip
+def test_views_are_affine_expressions(text, values) -> None:
+    amap = parse_view(text, ["i", "k"])
+    assert [r.eval([1, 3], []) for r in amap.results] == values
+
+
+@pytest.mark.parametrize(
+    "text, part",
+    [("i.real", "i.real"), ("abs(i)", "abs(i)"), ("x[i]", "x[i]"), ("i + 1.5", "1.5"),
+     ("i / 2", "i / 2"), ("i ** 2", "i ** 2"), ("i // 2", "i // 2"), ("j + 1", "j"),
+     ("True + i", "True"), ("'i'", "'i'"), ("lambda: 0", "lambda: 0")],
+)  # fmt: skip
+def test_views_refuse_anything_else_naming_it(text, part) -> None:
+    with pytest.raises(ValueError, match=re.escape(f"view {text!r}: {part} is not an affine")):
+        parse_view(text, ["i", "k"])
+
+
+@pytest.mark.parametrize(
+    "text, message", [("i * k", "i \\* k multiplies two dimensions"), ("i +", "invalid syntax")]
+)
+def test_views_refuse_products_and_syntax_errors(text, message) -> None:
+    with pytest.raises(ValueError, match=message):
+        parse_view(text, ["i", "k"])

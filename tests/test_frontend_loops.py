@@ -1,5 +1,7 @@
 """The annotated-loop form (`mdh_ir.frontend.loops`): loop nests of catalog computations
-give the catalog's numpy results; loop nests outside the form are refused in its terms."""
+give the catalog's numpy results, loop nests give what Python gives running them, and loop
+nests outside the form, or that Python would compute differently, are refused in its
+terms."""
 
 from __future__ import annotations
 
@@ -8,9 +10,9 @@ from operator import add
 import numpy as np
 import pytest
 
-from mdh_ir.builder import cast, i32, select
+from mdh_ir.builder import cast, exp, i32, select
 from mdh_ir.catalog import CATALOG
-from mdh_ir.frontend import cc, combine_ops, pw
+from mdh_ir.frontend import cc, combine_ops, ps, pw
 from mdh_ir.frontend.loops import LoopFormError
 from tests.lowering_check import TEST_DEVICE
 from tests.test_reference import assert_outputs
@@ -32,7 +34,7 @@ def matmul(*, i, j, k):
         for i_ in range(i):
             for j_ in range(0, j):
                 for k_ in range(k):
-                    C[i_, j_] = A[i_, k_] * B[k_, j_]
+                    C[i_, j_] += A[i_, k_] * B[k_, j_]
 
     return matmul
 
@@ -72,7 +74,7 @@ def reduce_max(*, i, j, k):
         for a in range(i):
             for b in range(j):
                 for c in range(k):
-                    y[b, c] = x[a, b, c]
+                    y[b, c] = max(y[b, c], x[a, b, c])
 
     return reduce_max
 
@@ -150,7 +152,7 @@ ERRORS = [
     (shifted, (cc,), r"a loop is `for i in range\(N\)` or `range\(0, N\)`"),
     (reads_output, (cc,), f"line {reads_output.__code__.co_firstlineno + 2}: y is an output"),
     (unused, (cc,), r"unused parameters \['z'\]"),
-    (quadratic, (cc,), r"index x\[i \* i\] is not affine"),
+    (quadratic, (cc,), r"index x\[i \* i\]: an index may only be multiplied by an integer"),
     (add_into_max, (cc, pw(max)), "y is updated with \\+=, the loops reduce with max"),
     (add_into_max, (cc,), "2 loops but 1 combine operators"),
 ]
@@ -160,3 +162,180 @@ ERRORS = [
 def test_errors_in_the_forms_terms(fn, ops, message):
     with pytest.raises(LoopFormError, match=message):
         combine_ops(*ops)(fn)
+
+
+def last_write(X, y):
+    for i in range(4):
+        for k in range(3):
+            y[i] = X[i, k]
+
+
+def custom_reduction(x, y):
+    for i in range(4):
+        for j in range(3):
+            y[i] = x[i, j]
+
+
+def max_into_add(x, y):
+    for i in range(4):
+        for j in range(3):
+            y[i] = max(y[i], x[i, j])
+
+
+def reads_other_index(x, y):
+    for i in range(4):
+        for j in range(3):
+            y[i] = max(y[j], x[i, j])
+
+
+def drops_kept(x, y):
+    for i in range(4):
+        for j in range(3):
+            y[i] = x[i, j]
+
+
+def keeps_reduced(x, y):
+    for i in range(4):
+        for j in range(3):
+            y[i, j] += x[i, j]
+
+
+def prefix(x, y):
+    for i in range(4):
+        y[i] = x[i]
+
+
+def int_true_division(x: i32, y: i32):
+    for i in range(4):
+        y[i] = x[i] / 2
+
+
+def float_constant(x: i32, y: i32):
+    for i in range(4):
+        y[i] = x[i] * 0.5
+
+
+def exp_of_int(x: i32, y: i32):
+    for i in range(4):
+        y[i] = exp(x[i])
+
+
+def comparison_stored(x: i32, y: i32):
+    for i in range(4):
+        y[i] = x[i] == 2
+
+
+def and_of_values(x, y):
+    for i in range(4):
+        y[i] = x[i] if x[i] > 0 and x[i] < 1 else 0.0
+
+
+def power(x, y):
+    for i in range(4):
+        y[i] = x[i] ** 2
+
+
+def mixed_types(x: i32, z, y):
+    for i in range(4):
+        y[i] = x[i] + z[i]
+
+
+def unknown_name(x, y):
+    for i in range(4):
+        y[i] = undefined_function(x[i])  # noqa: F821
+
+
+def bad_annotation(x: int, y):
+    for i in range(4):
+        y[i] = x[i]
+
+
+def line(fn, offset):
+    return f"line {fn.__code__.co_firstlineno + offset}: "
+
+
+ERRORS += [
+    (last_write, (cc, pw(add)), r"y is assigned with `=` under loops that reduce with add: "
+     r"Python keeps the last value; write `y\[...\] \+=`"),
+    (max_into_add, (cc, pw(add)), r"y is updated with = max\(...\), the loops reduce with add"),
+    (custom_reduction, (cc, pw(lambda res, lhs, rhs: res.update(y=lhs["y"]))),
+     "the loop form has no update for this; use the Python interface"),
+    (reads_other_index, (cc, pw(max)), "y is an output: the body may not read it"),
+    (drops_kept, (cc, cc), r"y\[i\]: an output is indexed by the loop variables that no loop "
+     r"reduces, each once \(i, j\)"),
+    (keeps_reduced, (cc, pw(add)), r"y\[i, j\]: an output is indexed .* \(i\)"),
+    (prefix, (ps(add),), "ps: a prefix sum reads earlier outputs"),
+    (int_true_division, (cc,), line(int_true_division, 2) + "`/` of i32 is a float; use `//`"),
+    (float_constant, (cc,), line(float_constant, 2) + "the float 0.5 with a value of type i32"),
+    (exp_of_int, (cc,), line(exp_of_int, 2) + "exp takes a float value, not i32"),
+    (comparison_stored, (cc,), line(comparison_stored, 2) + "y holds i32, the value is i1"),
+    (and_of_values, (cc,), line(and_of_values, 2) + "`and`/`or` of values; use `&`/`|`"),
+    (power, (cc,), line(power, 2) + r"x\[i\] \*\* 2: the loop form has no Pow operator"),
+    (mixed_types, (cc,), line(mixed_types, 2) + "operands of types i32 and f32; use cast()"),
+    (unknown_name, (cc,), line(unknown_name, 2) + "name 'undefined_function' is not defined"),
+    (bad_annotation, (cc,), "bad_annotation: x: <class 'int'> is not f32, f64, i32 or i64"),
+]  # fmt: skip
+
+
+def integer_ops(x: i32, y: i32):
+    for i in range(12):
+        y[i] = abs(x[i]) + x[i] // 3 - x[i] % 4 * max(x[i], -2) + min(7, x[i]) + (-x[i] ^ ~x[i])
+
+
+def float_ops(x, y):
+    for i in range(12):
+        t = x[i] // 0.75 + x[i] % 0.5 + abs(x[i]) - max(0.25, x[i], -x[i])
+        y[i] = t if x[i] >= 0 else min(x[i], 1.0) / 2
+
+
+def comparisons(x: i32, y: i32):
+    for i in range(12):
+        y[i] = x[i] if x[i] == 2 else (x[i] * 2 if x[i] != -3 else (x[i] if 0 < x[i] else 5))
+
+
+def numbers(fn):
+    """Twelve inputs of `fn`'s type, negative and positive."""
+    if fn is float_ops:
+        return np.linspace(-3.1, 3.3, 12).astype(np.float32)
+    return np.arange(-6, 6, dtype=np.int32)
+
+
+@pytest.mark.parametrize("fn", [integer_ops, float_ops, comparisons])
+def test_operators_mean_what_python_means(fn):
+    """The module's values are those of running `fn` itself in Python on the numbers."""
+    x = numbers(fn)
+    want = np.zeros_like(x)
+    fn([v.item() for v in x], want)
+    np.testing.assert_allclose(combine_ops(cc)(fn).evaluate(x), want, rtol=1e-6)
+
+
+def test_abs_of_an_integer_is_absi():
+    assert "math.absi" in str(combine_ops(cc)(integer_ops).module)
+
+
+@pytest.mark.parametrize("fn", [float_ops, comparisons])
+def test_operators_run_on_opencl(fn):
+    x = numbers(fn)
+    computation = combine_ops(cc)(fn)
+    np.testing.assert_allclose(computation(x, device=TEST_DEVICE), computation.evaluate(x))
+
+
+def row_sums(X, y):
+    for i in range(4):
+        for k in range(3):
+            y[i] += X[i, k]
+
+
+def row_maxima(X, y):
+    for i in range(4):
+        for k in range(3):
+            y[i] = max(y[i], X[i, k])
+
+
+@pytest.mark.parametrize("fn, op, identity", [(row_sums, add, 0), (row_maxima, max, -np.inf)])
+def test_updates_mean_what_python_means(fn, op, identity):
+    """`+=` and `= max(y, ...)` give what Python gives from outputs at the identity."""
+    X = np.random.default_rng(2).permutation(12).reshape(4, 3).astype(np.float32)
+    want = np.full(4, identity, np.float32)
+    fn(X, want)
+    np.testing.assert_array_equal(combine_ops(cc, pw(op))(fn).evaluate(X), want)

@@ -1,12 +1,14 @@
 """The OpenCL C printer: a plain walk over expanded low-level IR.
 
 It makes no decision: each op prints as one statement (SSA values become `const`
-locals, constants are written as literals where they are used), `scf.for`/`scf.if` as C loops and branches, memrefs as flat arrays indexed
-row-major (global: kernel pointer arguments; "lcl": `__local` arrays; "prv": private
-arrays), scalar `func.func`s as OpenCL functions (several results through pointers),
-`lowlevel.kernel`s as `__kernel` functions. Index values are 32-bit `int` (the
-constraint check keeps every index below 2^31). Host functions print as a comment block
-describing buffers, fills and launches. A `lowlevel.fence` prints as `MDH_DEVICE_FENCE()`,
+locals, constants are written as literals where they are used), `scf.for`/`scf.if` as C
+loops and branches, memrefs as flat arrays indexed row-major (global: kernel pointer
+arguments; "lcl": `__local` arrays; "prv": private arrays), scalar `func.func`s as
+OpenCL functions (several results through pointers), `lowlevel.kernel`s as `__kernel`
+functions, both named by `c_names` (a symbol that is no plain C identifier is spelled
+out, the symbol kept in a comment). Index values are 32-bit `int` (the constraint check
+keeps every index below 2^31). Host functions print as a comment block describing
+buffers, fills and launches. A `lowlevel.fence` prints as `MDH_DEVICE_FENCE()`,
 defined at the top (`DEVICE_FENCE`).
 """
 
@@ -45,6 +47,7 @@ from mdh_ir.dialects.lowlevel import (
     ViewOp,
     memory_space,
 )
+from mdh_ir.emit_opencl.c_names import comment_text, function_name, kernel_name
 
 
 class PrintError(Exception):
@@ -136,11 +139,6 @@ macro of its `cl_nv_pragma_unroll` extension) PTX's `membar.gl`, as its
 `mem_fence(CLK_GLOBAL_MEM_FENCE)` is only `membar.cta`; elsewhere (PoCL) `mem_fence`."""
 
 
-def c_name(symbol: str) -> str:
-    """User functions get a prefix so they never clash with OpenCL builtins."""
-    return f"mdh_{symbol}"
-
-
 class OpenCLPrinter:
     def __init__(self, stream: IO[str]):
         self.stream = stream
@@ -161,6 +159,13 @@ class OpenCLPrinter:
 
     def define(self, v: SSAValue, expr: str) -> None:
         self.line(f"const {c_type(v.type)} {self.name(v)} = {expr};")
+
+    def c_symbol(self, symbol: str, c_name: Callable[[str], str]) -> str:
+        """`c_name(symbol)`, after a comment holding `symbol` where it is spelled out."""
+        name = c_name(symbol)
+        if name not in (symbol, f"mdh_{symbol}"):
+            self.line(f"// {comment_text(symbol)}")
+        return name
 
     # --- module ------------------------------------------------------------------
 
@@ -191,10 +196,11 @@ class OpenCLPrinter:
         block = f.body.block
         outputs = f.function_type.outputs.data
         params = [f"{c_type(a.type)} {self.name(a)}" for a in block.args]
+        name = self.c_symbol(f.sym_name.data, function_name)
         if len(outputs) == 1:
-            head = f"static {c_type(outputs[0])} {c_name(f.sym_name.data)}"
+            head = f"static {c_type(outputs[0])} {name}"
         else:
-            head = f"static void {c_name(f.sym_name.data)}"
+            head = f"static void {name}"
             params += [f"{c_type(t)}* r{i}" for i, t in enumerate(outputs)]
         self.line(f"{head}({', '.join(params)}) {{")
         self.body(block)
@@ -214,7 +220,8 @@ class OpenCLPrinter:
         attribute = ""
         if isinstance(size, DenseArrayBase):
             attribute = f"__attribute__((reqd_work_group_size({', '.join(map(str, size.get_values()))}))) "
-        self.line(f"__kernel {attribute}void {kernel.sym_name.data}({', '.join(params)}) {{")
+        name = self.c_symbol(kernel.sym_name.data, kernel_name)
+        self.line(f"__kernel {attribute}void {name}({', '.join(params)}) {{")
         self.body(block)
         self.line("}")
         self.line("")
@@ -223,12 +230,12 @@ class OpenCLPrinter:
         """The launch description, as comments."""
         block = f.body.block
         args = ", ".join(f"{self.name(a)}: {a.type}" for a in block.args)
-        self.line(f"// host {f.sym_name.data}({args})")
+        self.line(f"// host {comment_text(f.sym_name.data)}({args})")
         for op in block.ops:
             if isinstance(op, memref.AllocOp):
                 self.line(f"//   {self.name(op.memref)} = buffer {op.memref.type}")
             elif isinstance(op, memref.GetGlobalOp):
-                name = op.name_.root_reference.data
+                name = comment_text(op.name_.root_reference.data)
                 self.line(f"//   {self.name(op.memref)} = global {name} {op.memref.type}, kept across runs")
             elif isinstance(op, arith.ConstantOp):
                 continue
@@ -236,7 +243,8 @@ class OpenCLPrinter:
                 names = ", ".join(self.name(a) for a in op.args)
                 glb = list(op.global_size.get_values())
                 lcl = list(op.local_size.get_values())
-                self.line(f"//   launch {op.kernel.string_value()}({names}) global {glb} local {lcl}")
+                kernel = kernel_name(op.kernel.string_value())
+                self.line(f"//   launch {kernel}({names}) global {glb} local {lcl}")
             elif isinstance(op, func.ReturnOp):
                 self.line(f"//   return {', '.join(self.name(a) for a in op.arguments)}")
             else:
@@ -415,7 +423,7 @@ class OpenCLPrinter:
             raise PrintError("scf.yield with values has no OpenCL rule")
 
     def print_call(self, op: func.CallOp) -> None:
-        callee = c_name(op.callee.root_reference.data)
+        callee = function_name(op.callee.root_reference.data)
         args = [self.name(a) for a in op.arguments]
         if len(op.results) == 1:
             self.define(op.results[0], f"{callee}({', '.join(args)})")

@@ -47,6 +47,7 @@ from mdh_ir.device import DeviceInfo
 from mdh_ir.dialects.lowlevel import BarrierOp, LaunchOp
 from mdh_ir.dialects.mdh import ComputeOp
 from mdh_ir.emit_opencl import opencl_source
+from mdh_ir.emit_opencl.c_names import kernel_name
 from mdh_ir.errors import MDHError
 from mdh_ir.passes.lower_to_opencl import pipeline
 from mdh_ir.semantics.reference import find_compute
@@ -217,7 +218,7 @@ class Program:
         self.build_options = build_options(self.device, self.lowered)
         self.cl_program = build(self.ctx, self.source, self.build_options)
         self.host = host_function(self.lowered)
-        self.kernels = {k: getattr(self.cl_program, k) for k in self.kernel_names()}
+        self.kernels = {k: getattr(self.cl_program, kernel_name(k)) for k in self.kernel_names()}
 
     def kernel_names(self) -> list[str]:
         return [op.kernel.string_value() for op in self.host.walk() if isinstance(op, LaunchOp)]
