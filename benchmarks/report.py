@@ -409,7 +409,7 @@ def _geomean(values: list[float]) -> str:
     kept = [v for v in values if math.isfinite(v) and v > 0]
     text = _ratio_text(math.exp(sum(map(math.log, kept)) / len(kept))) if kept else ""
     left = len(values) - len(kept)
-    return f"{text} ({left} not positive and finite, left out)" if left else text
+    return f"{text or 'n/a'} ({left} not positive and finite, left out)" if left else text
 
 
 def _details(cases: dict[str, dict[str, dict[str, str]]]) -> list[str]:
