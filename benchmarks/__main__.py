@@ -30,7 +30,7 @@ import warnings
 from datetime import datetime
 from pathlib import Path
 
-from benchmarks.cases import SWEEPS, parse_cases, quick, sweep_cases
+from benchmarks.cases import SWEEPS, parse_cases, quick, sweep_cases, sweeps_including
 from benchmarks.peers import PEERS
 from benchmarks.report import RunInfo, save
 from benchmarks.run import NO_TUNING, log, run_case
@@ -98,12 +98,10 @@ def main(argv: list[str] | None = None) -> int:
     warnings.filterwarnings("ignore", message="Non-empty compiler output")  # pyopencl: PoCL's notes
     resolve = quick if args.quick else list
     cases = resolve(sweep_cases(args.sweep, args.device) if args.sweep else parse_cases(args.cases, args.device))
-    sweeps = {}
-    if args.sweep:
-        whole = args.sweep.split("-")[0]
-        for name in dict.fromkeys([args.sweep, whole]):
-            if name in SWEEPS and set(SWEEPS[args.sweep]) <= set(SWEEPS[name]):
-                sweeps[name] = [c.name for c in resolve(sweep_cases(name, args.device))]
+    sweeps = {
+        name: [c.name for c in resolve(sweep_cases(name, args.device))]
+        for name in (sweeps_including(args.sweep) if args.sweep else [])
+    }
     device = select_device(args.device)
     info = DeviceInfo.from_cl(device)
     log(f"{info.name} ({info.platform}, driver {info.driver}): {len(cases)} cases, budget {args.budget}")

@@ -116,6 +116,8 @@ SWEEPS: dict[str, list[str]] = {
         "matmul_t:1023x1023x1023", "matmul_t:500x127x1025", "bmatmul:16x127x500x63", "bmatmul:8x1023x1025x255",
     ],
     "gpu-conv": [f"mcc:{name}" for name in _CONV_LAYERS],
+    "gpu-conv-n1": [f"mcc:{name}" for name in _CONV_LAYERS if name.endswith("-n1")],
+    "gpu-conv-n32": [f"mcc:{name}" for name in _CONV_LAYERS if name.endswith("-n32")],
     "gpu-other": _OTHERS,
     "cpu-matmul": [
         *_matmuls((127, 500, 1000, 1023, 1025), 1024),
@@ -129,6 +131,12 @@ SWEEPS["cpu"] = SWEEPS["cpu-matmul"] + SWEEPS["cpu-conv"] + SWEEPS["cpu-other"]
 """The size sweeps (`--sweep NAME`): `gpu` and `cpu` whole, and their parts (each one
 run's worth), of the sizes that fit each device (the CPU's are those 2 cores measure in
 reasonable time: ResNet-50 at batch 1 only, products of up to 1025³)."""
+
+
+def sweeps_including(name: str) -> list[str]:
+    """`name` and its device's whole sweep if `name` is a part of it (`gpu` for `gpu-conv`)."""
+    whole = name.split("-")[0]
+    return [name] + ([whole] if whole != name and set(SWEEPS[name]) <= set(SWEEPS.get(whole, [])) else [])
 
 
 @dataclass(frozen=True)

@@ -209,6 +209,7 @@ def test_every_sweep_case_parses_and_builds() -> None:
             data = case_data(case)
             assert data.reference and data.nbytes > 0
     assert SWEEPS["gpu"] == SWEEPS["gpu-matmul"] + SWEEPS["gpu-conv"] + SWEEPS["gpu-other"]
+    assert sorted(SWEEPS["gpu-conv"]) == sorted(SWEEPS["gpu-conv-n1"] + SWEEPS["gpu-conv-n32"])
     cubes = {f"matmul:{n}" for n in (127, 500, 1000, 1023, 1025, 2000, 3000)}
     skinny = {f"matmul:{m}x4096x4096" for m in (1, 8, 32, 128)} | {"matmul:4096x4096x32"}
     assert cubes | skinny <= set(SWEEPS["gpu"])
