@@ -1,7 +1,7 @@
 """`python -m benchmarks`: tune and measure the benchmark cases against their peers.
 
-    python -m benchmarks --device cpu|gpu [--cases matmul:1024,matvec:4096,...]
-        [--budget 2m] [--db FILE] [--out benchmarks/] [--repeats 20] [--peers P,...] [--quick]
+    python -m benchmarks --device cpu|gpu [--cases matmul:1024,matvec:4096,... | --sweep NAME]
+        [--budget 2m|none] [--db FILE] [--out benchmarks/] [--repeats 20] [--peers P,...] [--quick]
 
 For each case, in this process: build the module, make seeded inputs and the float64
 reference (the catalog's numpy twin), tune ours (TPE, `--budget`, evaluations stored in
@@ -10,6 +10,12 @@ configuration and every peer, each checked against the reference first. The devi
 roofline (copy bandwidth, FMA peak) is measured once at the start of the run. Results go
 to `--out`: `results_<device>.csv` and `.json` (merged: re-measured cases are replaced)
 and that device's section of RESULTS.md; they are saved after every case.
+
+`--sweep NAME` runs a size sweep of `benchmarks.cases.SWEEPS` (`gpu`, `cpu`, or a part
+such as `gpu-matmul`) and writes its own RESULTS.md section: per case our default's and
+tuned time's ratios against every peer, their geometric means and the counts below 0.5x
+and 0.3x (a part's run also updates its device's whole sweep's section). `--budget none`
+times ours with the default configuration only.
 
 `--quick` is a smoke run: the catalog's small sizes, a budget of a few evaluations,
 5 repeats, and results under `benchmarks/quick/` unless `--out` is given.
@@ -24,10 +30,10 @@ import warnings
 from datetime import datetime
 from pathlib import Path
 
-from benchmarks.cases import parse_cases
+from benchmarks.cases import SWEEPS, parse_cases, quick, sweep_cases, sweeps_including
 from benchmarks.peers import PEERS
 from benchmarks.report import RunInfo, save
-from benchmarks.run import log, run_case
+from benchmarks.run import NO_TUNING, log, run_case
 
 HERE = Path(__file__).parent
 
@@ -35,8 +41,12 @@ HERE = Path(__file__).parent
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.splitlines()[0])
     parser.add_argument("--device", choices=["cpu", "gpu"], default="cpu")
-    parser.add_argument("--cases", help="comma-separated ENTRY[:SIZE] (default: the device's bar cases)")
-    parser.add_argument("--budget", help="tuning budget per case (default 2m; --quick: 3evals,30s)")
+    selection = parser.add_mutually_exclusive_group()
+    selection.add_argument("--cases", help="comma-separated ENTRY[:SIZE] (default: the device's bar cases)")
+    selection.add_argument("--sweep", choices=list(SWEEPS), help="a size sweep (benchmarks/cases.py)")
+    parser.add_argument(
+        "--budget", help=f"tuning budget per case (default 2m; --quick: 3evals,30s; {NO_TUNING}: no tuning)"
+    )
     parser.add_argument("--db", help="tuning database (default OUT/tuning.sqlite)")
     parser.add_argument("--out", type=Path, help="results folder (default benchmarks/, --quick: benchmarks/quick/)")
     parser.add_argument("--repeats", type=int, help="timed runs per variant (default 20; --quick: 5)")
@@ -86,9 +96,12 @@ def main(argv: list[str] | None = None) -> int:
 
     args = parse_args(argv)
     warnings.filterwarnings("ignore", message="Non-empty compiler output")  # pyopencl: PoCL's notes
-    cases = parse_cases(args.cases, args.device)
-    if args.quick:
-        cases = list({c.name: c for c in (c.small() for c in cases)}.values())
+    resolve = quick if args.quick else list
+    cases = resolve(sweep_cases(args.sweep, args.device) if args.sweep else parse_cases(args.cases, args.device))
+    sweeps = {
+        name: [c.name for c in resolve(sweep_cases(name, args.device))]
+        for name in (sweeps_including(args.sweep) if args.sweep else [])
+    }
     device = select_device(args.device)
     info = DeviceInfo.from_cl(device)
     log(f"{info.name} ({info.platform}, driver {info.driver}): {len(cases)} cases, budget {args.budget}")
@@ -103,10 +116,11 @@ def main(argv: list[str] | None = None) -> int:
         run=datetime.now().isoformat(timespec="seconds"), device=info.name, platform=info.platform,
         driver=info.driver, budget=args.budget, repeats=args.repeats, quick=args.quick,
         roofline=roofline, libraries=libraries(args.device), load=os.getloadavg()[0],
+        sweep=args.sweep or "",
     )  # fmt: skip
     for case in cases:
         result = run_case(case, args.device, args.budget, args.db, args.repeats, args.peers, roofline)
-        save(args.out, args.device, run, [result])
+        save(args.out, args.device, run, [result], sweeps)
     log(f"results: {args.out / 'RESULTS.md'}, {args.out / f'results_{args.device}.csv'}")
     return 0
 

@@ -7,6 +7,10 @@ catalog's value. `ENTRY` alone stands for the device's bar cases of that entry, 
 the entry's first paper size. The default selection is the device's bar cases
 (BENCHMARKS.md, "The bar"); `--quick` replaces every case's sizes with the catalog's
 `small` ones.
+
+`SWEEPS` names lists of cases (`--sweep NAME`): the size sweeps of each device, so that
+no size falls off a cliff unseen (odd and skinny matrix products, every 3×3 and 1×1
+convolution of ResNet-50, scans, reductions over each axis), and their parts.
 """
 
 from __future__ import annotations
@@ -15,10 +19,33 @@ from dataclasses import dataclass
 from math import prod
 from typing import Any
 
-from mdh_ir.catalog import CATALOG
+from benchmarks.entries import ENTRIES
 
-_CUBE = {str(n): dict(i=n, j=n, k=n) for n in (256, 512, 1024, 4096)}
+_CUBE = {str(n): dict(i=n, j=n, k=n) for n in (127, 256, 500, 512, 1000, 1023, 1024, 1025, 2000, 3000, 4096)}
 _RESNET50_1 = dict(p=112, q=112, k=64, r=7, s=7, c=3, stride=2)
+
+
+
+def _resnet50_layers() -> dict[str, dict[str, int]]:
+    """ResNet-50 v1.5's distinct 3×3 and 1×1 convolutions, `r50-STAGE-KIND`, as valid
+    convolutions (no padding: the input is the padded one, (p-1)·stride + r wide).
+    Each stage's first block reduces the channels at the previous stage's resolution,
+    has its stride 2 in the 3×3 convolution and a stride-2 1×1 projection (conv3-conv5);
+    the other blocks reduce 4w -> w, convolve w -> w 3×3 and expand w -> 4w."""
+    layers = {}
+    stages = [("conv2", 56, 64, 64), ("conv3", 28, 128, 256), ("conv4", 14, 256, 512), ("conv5", 7, 512, 1024)]
+    for stage, size, w, c_in in stages:
+        stride = 1 if stage == "conv2" else 2
+        conv = lambda p, k, r, c, stride=1: dict(p=p, q=p, k=k, r=r, s=r, c=c, stride=stride)  # noqa: E731
+        layers[f"r50-{stage}-1x1-{c_in}to{w}"] = conv(size * stride, w, 1, c_in)
+        if stride == 2:
+            layers[f"r50-{stage}-3x3s2"] = conv(size, w, 3, w, stride=2)
+            layers[f"r50-{stage}-1x1s2-{c_in}to{4 * w}"] = conv(size, 4 * w, 1, c_in, stride=2)
+        layers[f"r50-{stage}-3x3"] = conv(size, w, 3, w)
+        layers[f"r50-{stage}-1x1-{w}to{4 * w}"] = conv(size, 4 * w, 1, w)
+        layers[f"r50-{stage}-1x1-{4 * w}to{w}"] = conv(size, w, 1, 4 * w)
+    return layers
+
 
 SIZES: dict[str, dict[str, dict[str, Any]]] = {
     "dot": {"2^24": dict(k=2**24), "10^7": dict(k=10**7)},
@@ -38,12 +65,13 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
         "7x7x512": dict(n=1, p=7, q=7, k=512, r=3, s=3, c=512, stride=1),
         "resnet50-n16": dict(n=16, **_RESNET50_1),
         "resnet50-n1": dict(n=1, **_RESNET50_1),
+        **{f"{name}-n{n}": dict(n=n, **layer) for name, layer in _resnet50_layers().items() for n in (1, 32)},
     },
     "tensor_contraction": {"ccsdt": dict(a=24, b=16, c=16, d=24, e=16, f=16, g=24)},
     "reduce_sum": {"1024x1024x16": dict(i=1024, j=1024, k=16)},
     "reduce_max": {"1024x1024x16": dict(i=1024, j=1024, k=16)},
     "histogram": {"2^24": dict(e=2**24, b=256)},
-    "prefix_sum": {"2^24": dict(n=2**24)},
+    "prefix_sum": {"2^20": dict(n=2**20), "2^24": dict(n=2**24)},
     **{op: {"16x112x112x64": dict(n=16, h=112, w=112, c=64)} for op in ("bias_add", "exp", "transpose")},
 }
 """Named sizes per catalog entry (BENCHMARKS.md's catalog)."""
@@ -63,6 +91,52 @@ BAR_CASES: dict[str, list[str]] = {
     ],
 }  # fmt: skip
 """The cases of BENCHMARKS.md's bar, per device."""
+
+_REDUCTIONS_BY_AXIS = [f"{r}{axis}:1024x1024x16" for r in ("reduce_sum", "reduce_max") for axis in ("", "_j", "_k")]
+_OTHERS = [
+    "tensor_contraction:ccsdt", "tensor_contraction:16x16x16x16x16x16x32",
+    "prefix_sum:2^20", "prefix_sum:2^24", *_REDUCTIONS_BY_AXIS,
+]  # fmt: skip
+"""Two contractions, two scans and the reductions over each axis (the same on both devices)."""
+_CONV_LAYERS = [name for name in SIZES["mcc"] if name.startswith("r50-")]
+
+
+def _matmuls(cubes: tuple[int, ...], n: int) -> list[str]:
+    """Cubes, the skinny products of LLM inference (m rows × n × n, m = 1 … 128) and an
+    n × n × 32 product (a rank-32 update)."""
+    return [
+        *(f"matmul:{c}" for c in cubes), *(f"matmul:{m}x{n}x{n}" for m in (1, 8, 32, 128)),
+        f"matmul:{n}x{n}x32",
+    ]  # fmt: skip
+
+
+SWEEPS: dict[str, list[str]] = {
+    "gpu-matmul": [
+        *_matmuls((127, 500, 1000, 1023, 1025, 2000, 3000), 4096),
+        "matmul_t:1023x1023x1023", "matmul_t:500x127x1025", "bmatmul:16x127x500x63", "bmatmul:8x1023x1025x255",
+    ],
+    "gpu-conv": [f"mcc:{name}" for name in _CONV_LAYERS],
+    "gpu-conv-n1": [f"mcc:{name}" for name in _CONV_LAYERS if name.endswith("-n1")],
+    "gpu-conv-n32": [f"mcc:{name}" for name in _CONV_LAYERS if name.endswith("-n32")],
+    "gpu-other": _OTHERS,
+    "cpu-matmul": [
+        *_matmuls((127, 500, 1000, 1023, 1025), 1024),
+        "matmul_t:255x257x127", "bmatmul:16x127x500x63",
+    ],
+    "cpu-conv": [f"mcc:{name}" for name in _CONV_LAYERS if name.endswith("-n1")],
+    "cpu-other": _OTHERS,
+}  # fmt: skip
+SWEEPS["gpu"] = SWEEPS["gpu-matmul"] + SWEEPS["gpu-conv"] + SWEEPS["gpu-other"]
+SWEEPS["cpu"] = SWEEPS["cpu-matmul"] + SWEEPS["cpu-conv"] + SWEEPS["cpu-other"]
+"""The size sweeps (`--sweep NAME`): `gpu` and `cpu` whole, and their parts (each one
+run's worth), of the sizes that fit each device (the CPU's are those 2 cores measure in
+reasonable time: ResNet-50 at batch 1 only, products of up to 1025³)."""
+
+
+def sweeps_including(name: str) -> list[str]:
+    """`name` and its device's whole sweep if `name` is a part of it (`gpu` for `gpu-conv`)."""
+    whole = name.split("-")[0]
+    return [name] + ([whole] if whole != name and set(SWEEPS[name]) <= set(SWEEPS.get(whole, [])) else [])
 
 
 @dataclass(frozen=True)
@@ -91,12 +165,12 @@ class Case:
 
     def small(self) -> Case:
         """The same computation at the catalog's small size (for `--quick`)."""
-        return Case(self.entry, "small", CATALOG[self.entry].params(**CATALOG[self.entry].small))
+        return Case(self.entry, "small", ENTRIES[self.entry].params(**ENTRIES[self.entry].small))
 
 
 def _dims(entry: str) -> list[str]:
     """The entry's dimension names (its integer sizes other than options)."""
-    return [k for k, v in CATALOG[entry].paper[0].items() if isinstance(v, int) and k != "stride"]
+    return [k for k, v in ENTRIES[entry].paper[0].items() if isinstance(v, int) and k != "stride"]
 
 
 def _parse_label(entry: str, label: str) -> dict[str, Any]:
@@ -128,13 +202,25 @@ def parse_cases(text: str | None, device: str) -> list[Case]:
     cases: list[Case] = []
     for spec in (s.strip() for s in specs if s.strip()):
         entry, _, label = spec.partition(":")
-        if entry not in CATALOG:
-            raise ValueError(f"unknown computation '{entry}' (known: {', '.join(CATALOG)})")
+        if entry not in ENTRIES:
+            raise ValueError(f"unknown computation '{entry}' (known: {', '.join(ENTRIES)})")
         if label:
-            cases.append(Case(entry, label, CATALOG[entry].params(**_parse_label(entry, label))))
+            cases.append(Case(entry, label, ENTRIES[entry].params(**_parse_label(entry, label))))
             continue
         bar = [c.partition(":")[2] for c in BAR_CASES[device] if c.partition(":")[0] == entry]
         for name in bar or [None]:
-            sizes = SIZES[entry][name] if name else CATALOG[entry].paper[0]
-            cases.append(Case(entry, name or "paper", CATALOG[entry].params(**sizes)))
+            sizes = SIZES[entry][name] if name else ENTRIES[entry].paper[0]
+            cases.append(Case(entry, name or "paper", ENTRIES[entry].params(**sizes)))
     return cases
+
+
+def sweep_cases(name: str, device: str) -> list[Case]:
+    """The cases of the sweep `name` (`SWEEPS`)."""
+    if name not in SWEEPS:
+        raise ValueError(f"unknown sweep '{name}' (known: {', '.join(SWEEPS)})")
+    return parse_cases(",".join(SWEEPS[name]), device)
+
+
+def quick(cases: list[Case]) -> list[Case]:
+    """`cases` at the catalog's small sizes, each computation once (`--quick`)."""
+    return list({c.name: c for c in (c.small() for c in cases)}.values())

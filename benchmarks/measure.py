@@ -42,6 +42,8 @@ class Measurement:
     note: str = ""
     """How it was measured, the check result, or why it is not available."""
     available: bool = True
+    tuning: str = ""
+    """The tuning (autotuning, compilation) the variant was given before it was timed."""
 
     @staticmethod
     def missing(variant: str, reason: str) -> Measurement:
@@ -69,6 +71,8 @@ class Sampler:
     sample: Callable[[], dict[str, float]]
     notes: dict[str, str]
     """The variants it times, each with its note."""
+    tuning: dict[str, str] = field(default_factory=dict)
+    """The tuning each variant was given (a peer's autotuning: configurations, seconds)."""
 
 
 def host_sampler(variant: str, run: Callable[[], object], note: str) -> Sampler:
@@ -130,7 +134,7 @@ def interleave(
         elif i in failed:
             out += [Measurement.missing(v, failed[i]) for v in p.notes]
         else:
-            out += [Measurement(v, times[v], note) for v, note in p.notes.items()]
+            out += [Measurement(v, times[v], note, tuning=p.tuning.get(v, "")) for v, note in p.notes.items()]
     return out
 
 

@@ -1,6 +1,7 @@
-"""The peers: numpy (OpenBLAS), CLBlast, torch (cuBLAS/cuDNN), our naive lowering, a
-copy of the case's bytes and (on GPUs) a stream of its reads and writes (the
-memory-bound cases' own-size rooflines).
+"""The peers: numpy (OpenBLAS), CLBlast, torch (cuBLAS/cuDNN), Triton (a hand-written
+matrix product, FP32 and TF32) and Inductor (`torch.compile`, max-autotune), our naive
+lowering, a copy of the case's bytes and (on GPUs) a stream of its reads and writes
+(the memory-bound cases' own-size rooflines).
 
 `prepare(peer, data, device, repeats, roofline)` builds the peer for one case, runs it
 once and checks its output against the float64 reference: it returns `Sampler`s for the
@@ -20,15 +21,27 @@ from numpy.lib.stride_tricks import sliding_window_view
 from benchmarks.measure import (
     POISON, Measurement, Roofline, Sampler, copy_sampler, host_sampler, stream_sampler,
 )  # fmt: skip
+from benchmarks.entries import ENTRIES, REDUCTIONS
 from benchmarks.run import CaseData, attempt
-from mdh_ir.catalog import CATALOG
 
 PEERS = {
     "cpu": ["naive", "numpy", "numpy-skylakex", "clblast", "copy"],
-    "gpu": ["torch", "clblast", "copy", "stream"],
+    "gpu": ["torch", "triton", "inductor", "clblast", "copy", "stream"],
 }
 """The peers measured on each device, in table order (the stream, for the GPU's bar of
 85% of the copy bandwidth: what reading a reduction's bytes reaches at its size)."""
+
+SHOWN = {"triton": ["triton", "triton tf32"], "clblast": ["clblast"]}
+"""The variants of a peer that the table shows (others only in the CSV); a peer not
+listed is one variant of its name."""
+
+MAIN = {"cpu": "numpy", "gpu": "torch"}
+"""The peer a user would reach for first on each device: the sweeps' reference."""
+
+
+def columns(device: str) -> list[str]:
+    """The peers' variants shown in the device's table, in order."""
+    return [v for p in PEERS[device] for v in SHOWN.get(p, [p])]
 
 
 def prepare(
@@ -48,6 +61,14 @@ def prepare(
         from benchmarks.torch_peer import torch_peer
 
         return [attempt(peer, lambda: torch_peer(data))]
+    if peer == "inductor":
+        from benchmarks.torch_peer import inductor_peer
+
+        return [attempt(peer, lambda: inductor_peer(data))]
+    if peer == "triton":
+        from benchmarks.triton_peer import triton_peer
+
+        return triton_peer(data)
     if peer == "copy":
         return [attempt(peer, lambda: copy_peer(data, device, roofline))]
     if peer == "stream":
@@ -63,12 +84,17 @@ def _mcc(x: np.ndarray, w: np.ndarray, /, *, stride: int, **_: Any) -> list[np.n
     return [np.einsum("npqcrs,krsc->npqk", windows, w, optimize=True)]
 
 
+def _reduction(op: str, axis: int) -> tuple[str, Callable[..., list[np.ndarray]]]:
+    return f"x.{op}(axis={axis})", lambda x, /, **_: [getattr(x, op)(axis=axis)]
+
+
 NUMPY: dict[str, tuple[str, Callable[..., list[np.ndarray]]]] = {
     "dot": ("np.dot(x, y)", lambda x, y, /, **_: [np.dot(x, y)]),
     "matvec": ("A @ x", lambda a, x, /, **_: [a @ x]),
     "matmul": ("A @ B", lambda a, b, /, **_: [a @ b]),
     "matmul_t": ("A.T @ B.T", lambda a, b, /, **_: [a.T @ b.T]),
     "bmatmul": ("np.matmul(A, B) (batched)", lambda a, b, /, **_: [np.matmul(a, b)]),
+    "prefix_sum": ("np.cumsum(x)", lambda x, /, **_: [np.cumsum(x)]),
     "tensor_contraction": (
         "np.einsum('gdab,efgc->abcdef', A, B, optimize=True)",
         lambda a, b, /, **_: [np.einsum("gdab,efgc->abcdef", a, b, optimize=True)],
@@ -77,12 +103,11 @@ NUMPY: dict[str, tuple[str, Callable[..., list[np.ndarray]]]] = {
         "np.einsum('hwrs,rs->hw', sliding_window_view(x, f.shape), f, optimize=True)",
         lambda x, f, /, **_: [np.einsum("hwrs,rs->hw", sliding_window_view(x, f.shape), f, optimize=True)],
     ),
-    "jacobi3d": ("sum of the 7 shifted slices of the padded input", CATALOG["jacobi3d"].numpy),
+    "jacobi3d": ("sum of the 7 shifted slices of the padded input", ENTRIES["jacobi3d"].numpy),
     "bias_add": ("x + bias", lambda x, bias, /, **_: [x + bias]),
     "exp": ("np.exp(x)", lambda x, /, **_: [np.exp(x)]),
     "mcc": ("np.einsum over sliding windows, optimize=True", _mcc),
-    "reduce_sum": ("x.sum(axis=0)", lambda x, /, **_: [x.sum(axis=0)]),
-    "reduce_max": ("x.max(axis=0)", lambda x, /, **_: [x.max(axis=0)]),
+    **{name: _reduction(op, axis) for name, (op, axis) in REDUCTIONS.items()},
     "transpose": ("np.ascontiguousarray(x.transpose(0, 3, 1, 2))",
                   lambda x, /, **_: [np.ascontiguousarray(x.transpose(0, 3, 1, 2))]),
 }  # fmt: skip
@@ -93,7 +118,7 @@ inputs are positional-only, as sizes may share their names."""
 
 def numpy_peer(data: CaseData) -> Sampler | Measurement:
     """Wall-clock time of the numpy formulation on the float32 inputs."""
-    text, f = NUMPY.get(data.case.entry, ("the catalog's numpy twin", CATALOG[data.case.entry].numpy))
+    text, f = NUMPY.get(data.case.entry, ("the catalog's numpy twin", ENTRIES[data.case.entry].numpy))
     run = lambda: [np.asarray(y) for y in f(*data.inputs, **data.case.sizes)]  # noqa: E731
     wrong = data.check(run())
     if wrong is not None:

@@ -4,8 +4,11 @@
 source of truth: a run replaces the rows of the cases it measured and keeps the others,
 so a device's cases can be measured in several runs. `results_<device>.json` describes
 each run the rows come from (device, driver, date, libraries, the measured roofline).
-RESULTS.md gets one section per device, regenerated from those two files; the other
-devices' sections are kept as they are.
+RESULTS.md gets one section per device, regenerated from those two files, and one per
+size sweep run (`--sweep`): the sweep's cases, each with our default and tuned times'
+ratios against every peer, their geometric means and how many fall below 0.5x and
+0.3x; the other sections are kept as they are. The CSV and JSON are written first: a
+section that fails to render is logged and leaves RESULTS.md as it was.
 """
 
 from __future__ import annotations
@@ -14,12 +17,13 @@ import csv
 import json
 import math
 import re
+import traceback
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from benchmarks.measure import Roofline
-from benchmarks.peers import PEERS
-from benchmarks.run import CaseResult
+from benchmarks.peers import MAIN, columns
+from benchmarks.run import CaseResult, log
 from mdh_ir.tuning.evaluate import FLUSH_BYTES
 
 COLUMNS = [
@@ -46,7 +50,8 @@ SECTION_RE = r"<!-- begin {0} -->.*?<!-- end {0} -->\n?"
 
 LABELS = {
     "clblast": "CLBlast", "numpy-skylakex": "numpy SkylakeX", "copy": "same-size copy",
-    "stream": "same-traffic stream",
+    "stream": "same-traffic stream", "triton": "Triton FP32", "triton tf32": "Triton TF32",
+    "inductor": "torch.compile max-autotune",
 }  # fmt: skip
 
 COPY_HOW = (
@@ -92,6 +97,15 @@ HOW = {
         " before 2026-11-23T05:30 summed the kernels' times)",
         SAME_HOW,
         "torch: cuBLAS/cuDNN/torch kernels with TF32 off (cudnn.benchmark on), CUDA events",
+        "Triton FP32 / TF32: a hand-written Triton matrix product (benchmarks/triton_matmul.py,"
+        " the tutorial's form: masked loads, grouped program order) with tl.dot input_precision"
+        " 'ieee' / 'tf32', autotuned by triton.autotune over 8 configurations on its first call"
+        " for the case's sizes (the seconds in the tuning column), checked (TF32 to a relative"
+        " L2 error of 1e-2), then timed as torch is; matmul, matmul_t, bmatmul only",
+        "torch.compile max-autotune: the torch formulation through torch.compile(mode="
+        "'max-autotune-no-cudagraphs', dynamic=False), compiled and autotuned once per case (its"
+        " seconds in the tuning column), then timed as torch is; without CUDA graphs, which"
+        " would copy every input into the graph's buffers before each replay",
         "every run of ours, torch, the copy and the stream (and the header's empty kernel) is"
         " queued behind a gate, a kernel keeping the GPU busy while the host enqueues the run"
         " (mdh_ir.runtime; torch.cuda._sleep for torch), so the events time kernels, not the"
@@ -127,6 +141,8 @@ class RunInfo:
     """numpy/OpenBLAS, CLBlast, torch versions as text."""
     load: float
     """The 1-minute load average when the run started (other work skews the times)."""
+    sweep: str = ""
+    """The `--sweep` it ran, if any."""
 
     def describe(self) -> str:
         parts = [f"{self.device} ({self.platform}, driver {self.driver})"]
@@ -134,6 +150,8 @@ class RunInfo:
         parts.append(f"load average {self.load:.2f} at the start")
         if self.quick:
             parts.append("quick smoke run (small sizes)")
+        if self.sweep:
+            parts.append(f"sweep {self.sweep}")
         if self.roofline is not None:
             r = self.roofline
             parts.append(f"measured copy bandwidth {r.copy_bandwidth / 1e9:.1f} GB/s, FMA peak {r.fma_peak / 1e9:.1f} GFLOP/s")
@@ -157,14 +175,17 @@ def rows(run: RunInfo, result: CaseResult) -> list[dict[str, str]]:
             min_ms=_ms(m.min), median_ms=_ms(m.median), max_ms=_ms(m.max),
             repeats=str(len(m.times)), bytes=str(result.nbytes), flops=str(result.flops),
             load=f"{result.load:.2f}",
-            tuning=result.tuning if m.variant == "ours tuned" else "",
+            tuning=result.tuning if m.variant == "ours tuned" else m.tuning,
             note=m.note,
         ))  # fmt: skip
     return out
 
 
-def save(out: Path, device: str, run: RunInfo, results: list[CaseResult]) -> None:
-    """Merge this run's rows into the device's CSV and JSON, then rewrite its RESULTS.md section."""
+def save(
+    out: Path, device: str, run: RunInfo, results: list[CaseResult], sweeps: dict[str, list[str]] | None = None
+) -> None:
+    """Merge this run's rows into the device's CSV and JSON, then rewrite its RESULTS.md
+    section and those of `sweeps` (name: its case names)."""
     out.mkdir(parents=True, exist_ok=True)
     csv_path, json_path = out / f"results_{device}.csv", out / f"results_{device}.json"
     new = [r for result in results for r in rows(run, result)]
@@ -188,7 +209,16 @@ def save(out: Path, device: str, run: RunInfo, results: list[CaseResult]) -> Non
     used = {r["run"] for r in merged}
     runs = {k: v for k, v in sorted(runs.items()) if k in used}
     json_path.write_text(json.dumps(runs, indent=1) + "\n")
-    _write_section(out / "RESULTS.md", device, section(device, merged, [_run_info(v) for v in runs.values()]))
+    infos = [_run_info(v) for v in runs.values()]
+    try:
+        sections = {device: section(device, merged, infos)}
+        for name, names in (sweeps or {}).items():
+            sections[f"{device} sweep {name}"] = sweep_section(device, name, names, merged, infos)
+    except Exception:  # noqa: BLE001 - the CSV and JSON hold the results; the run goes on
+        log(f"RESULTS.md not updated (the CSV and JSON are):\n{traceback.format_exc()}")
+        return
+    for key, text in sections.items():
+        _write_section(out / "RESULTS.md", key, text)
 
 
 def _read_csv(path: Path) -> list[dict[str, str]]:
@@ -203,13 +233,14 @@ def _run_info(d: dict) -> RunInfo:
     return RunInfo(**{**d, "roofline": roofline})
 
 
-def _write_section(path: Path, device: str, text: str) -> None:
+def _write_section(path: Path, key: str, text: str) -> None:
+    """Replace the section `key` (a device, or `DEVICE sweep NAME`) of RESULTS.md, or add it."""
     current = path.read_text() if path.exists() else PREAMBLE.format(title=TITLE)
-    block = f"<!-- begin {device} -->\n{text}\n<!-- end {device} -->\n"
-    pattern = re.compile(SECTION_RE.format(device), re.S)
+    block = f"<!-- begin {key} -->\n{text}\n<!-- end {key} -->\n"
+    pattern = re.compile(SECTION_RE.format(re.escape(key)), re.S)
     if pattern.search(current):
         current = pattern.sub(lambda _: block, current)
-    elif device == "cpu" and "<!-- begin gpu -->" in current:
+    elif key == "cpu" and "<!-- begin gpu -->" in current:
         current = current.replace("<!-- begin gpu -->", block + "\n<!-- begin gpu -->")
     else:
         current = current.rstrip("\n") + "\n\n" + block
@@ -234,13 +265,20 @@ def _roofline_cell(row: dict[str, str] | None, roofline: Roofline | None) -> str
     return f"{share:.0%} ({flops / seconds / 1e9:.4g} GFLOP/s)"
 
 
-def _ratio(peer: float | None, ours: float | None) -> str:
-    return f"{peer / ours:.2f}" if peer and ours else ""
+def _ratio(peer: float | None, ours: float | None) -> float | None:
+    return peer / ours if peer and ours else None
+
+
+def _ratio_text(ratio: float | None) -> str:
+    """Two decimals; two significant digits below 0.1 (a tiny ratio never shows as 0.00)."""
+    if ratio is None:
+        return ""
+    return f"{ratio:.2f}" if ratio >= 0.1 else f"{ratio:.2g}"
 
 
 def section(device: str, rows: list[dict[str, str]], runs: list[RunInfo]) -> str:
     """The Markdown section of one device: header, table, notes."""
-    peers = PEERS[device]
+    peers = columns(device)
     run_index = {r.run: i + 1 for i, r in enumerate(runs)}
     by_run = {r.run: r for r in runs}
     cases: dict[str, dict[str, dict[str, str]]] = {}
@@ -266,18 +304,18 @@ def section(device: str, rows: list[dict[str, str]], runs: list[RunInfo]) -> str
         cells = [any_row["computation"], any_row["sizes"]]
         cells += [_ms(t * 1e-3) if t is not None else "n/a" for t in times]
         row_ratios = [_ratio(_median(default), ours)] + [_ratio(_median(variants.get(p)), ours) for p in peers]
-        for i, text in enumerate(row_ratios):
-            if text:
-                ratios.setdefault(i, []).append(float(text))
+        for i, ratio in enumerate(row_ratios):
+            if ratio is not None:
+                ratios.setdefault(i, []).append(ratio)
         run = by_run.get(any_row["run"])
         notes = [
             f"{LABELS.get(v, v)}: {row['note']}" for v, row in variants.items()
             if v in shown and row["status"] != "ok" and (v, row["note"]) not in reasons
         ]  # fmt: skip
-        cells += row_ratios
+        cells += [_ratio_text(r) for r in row_ratios]
         cells += [
             _roofline_cell(tuned, run.roofline if run else None),
-            tuned["tuning"] if tuned else "",
+            _tuning_cell(variants, peers),
             str(run_index.get(any_row["run"], "?")),
             "; ".join(notes),
         ]
@@ -293,6 +331,69 @@ def section(device: str, rows: list[dict[str, str]], runs: list[RunInfo]) -> str
     return "\n".join(lines)
 
 
+def _tuning_cell(variants: dict[str, dict[str, str]], peers: list[str]) -> str:
+    """Our tuning budget used, and the tuning each peer gave itself (autotuning, compiling)."""
+    ours = variants.get("ours tuned", {}).get("tuning", "")
+    given = [f"{LABELS.get(p, p)}: {variants[p]['tuning']}" for p in peers if variants.get(p, {}).get("tuning")]
+    return "; ".join(([ours] if ours else []) + given)
+
+
+SWEEP_LEFT_OUT = ("copy", "stream")
+"""Columns that are rooflines, not peers: not in a sweep's table."""
+
+BELOW = (0.5, 0.3)
+"""A sweep counts the ratios below these."""
+
+
+def sweep_section(device: str, name: str, names: list[str], rows: list[dict[str, str]], runs: list[RunInfo]) -> str:
+    """The Markdown section of sweep `name` (its case `names`): per case, each peer's
+    time over our default's and over our tuned time, then per column the geometric
+    mean and the count of ratios below each of `BELOW`."""
+    cases: dict[str, dict[str, dict[str, str]]] = {}
+    for r in rows:
+        if r["case"] in names:
+            cases.setdefault(r["case"], {})[r["variant"]] = r
+    main = MAIN[device]
+    shown = [main] + [
+        p for p in columns(device)
+        if p != main and p not in SWEEP_LEFT_OUT and any(v.get(p, {}).get("status") == "ok" for v in cases.values())
+    ]  # fmt: skip
+    run_index = {r.run: i + 1 for i, r in enumerate(runs)}
+    lines = [f"## {device.upper()} sweep `{name}`: {len(cases)} of {len(names)} cases measured", ""]
+    lines.append(
+        f"Ratios are peer time / ours: > 1 means we are faster; `/ default` against our default"
+        f" configuration (no tuning), `/ tuned` against our tuned one. {LABELS.get(main, main)} is the"
+        f" reference peer. Runs as numbered in the {device.upper()} section."
+    )
+    lines.append("")
+    head = ["case", "sizes", f"{LABELS.get(main, main)} (ms)", "ours default (ms)", "ours tuned (ms)"]
+    head += [f"{LABELS.get(p, p)} / {ours}" for p in shown for ours in ("default", "tuned")]
+    head += ["tuning given", "run"]
+    lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    ratios: list[list[float]] = [[] for _ in range(2 * len(shown))]
+    for case in names:
+        variants = cases.get(case)
+        if variants is None:
+            lines.append(f"| {case} | not measured |" + " |" * (len(head) - 2))
+            continue
+        any_row = next(iter(variants.values()))
+        ours = [_median(variants.get(v)) for v in ("ours default", "ours tuned")]
+        row = [_ratio(_median(variants.get(p)), o) for p in shown for o in ours]
+        for column, ratio in zip(ratios, row):
+            if ratio is not None:
+                column.append(ratio)
+        times = [_median(variants.get(main)), *ours]
+        cells = [case, any_row["sizes"], *(_ms(t * 1e-3) if t is not None else "n/a" for t in times)]
+        cells += [_ratio_text(r) for r in row]
+        cells += [_tuning_cell(variants, shown), str(run_index.get(any_row["run"], "?"))]
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    summary = [("geometric mean", _geomean)]
+    summary += [(f"below {b}x", lambda vs, b=b: f"{sum(v < b for v in vs)} of {len(vs)}") for b in BELOW]
+    for label, f in summary:
+        lines.append("| " + " | ".join([label, "", "", "", ""] + [f(c) for c in ratios] + ["", ""]) + " |")
+    return "\n".join(lines)
+
+
 def _common_reasons(cases: dict[str, dict[str, dict[str, str]]], peers: list[str]) -> set[tuple[str, str]]:
     """(variant, reason) pairs of variants unavailable with the same reason in every case."""
     common = set()
@@ -304,7 +405,11 @@ def _common_reasons(cases: dict[str, dict[str, dict[str, str]]], peers: list[str
 
 
 def _geomean(values: list[float]) -> str:
-    return f"{math.exp(sum(map(math.log, values)) / len(values)):.2f}" if values else ""
+    """The geometric mean of the positive finite `values`, saying how many others were left out."""
+    kept = [v for v in values if math.isfinite(v) and v > 0]
+    text = _ratio_text(math.exp(sum(map(math.log, kept)) / len(kept))) if kept else ""
+    left = len(values) - len(kept)
+    return f"{text or 'n/a'} ({left} not positive and finite, left out)" if left else text
 
 
 def _details(cases: dict[str, dict[str, dict[str, str]]]) -> list[str]:

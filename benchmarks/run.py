@@ -13,18 +13,21 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
 from benchmarks.cases import Case
+from benchmarks.entries import ENTRIES, REDUCTIONS
 from benchmarks.measure import Measurement, Roofline, Sampler, interleave
-from mdh_ir.catalog import CATALOG
 from mdh_ir.semantics.compare import compare
 from mdh_ir.semantics.reference import find_compute
 from mdh_ir.semantics.scalar_eval import numpy_dtype
 
 SEED = 0
 
+NO_TUNING = "none"
+"""The budget that skips tuning: ours is timed with the default configuration only."""
+
 FLOPS_PER_POINT = {
     "dot": 2, "matvec": 2, "matmul": 2, "matmul_t": 2, "bmatmul": 2, "tensor_contraction": 2,
     "mcc": 2, "mcc_capsule": 2, "gaussian": 2, "jacobi1d": 3, "jacobi3d": 6,
-    "reduce_sum": 1, "reduce_max": 1, "prefix_sum": 1, "bias_add": 1, "exp": 1,
+    **dict.fromkeys(REDUCTIONS, 1), "prefix_sum": 1, "bias_add": 1, "exp": 1,
 }  # fmt: skip
 """Floating-point operations per point of the iteration space (an FMA counts 2; a
 7-point sum 6 additions); computations without float arithmetic count none."""
@@ -66,7 +69,7 @@ class CaseData:
 
 def case_data(case: Case) -> CaseData:
     """The module, seeded inputs and float64 reference of `case`."""
-    entry = CATALOG[case.entry]
+    entry = ENTRIES[case.entry]
     inputs = entry.inputs(np.random.default_rng(SEED), **case.sizes)
     reference = entry.expected(inputs, **case.sizes)
     return CaseData(case, entry.build(**case.sizes), inputs, reference)
@@ -110,7 +113,7 @@ def run_case(
     (`roofline` tells the copy peer whether the case is memory-bound). Every run starts
     from flushed caches, as the tuner's runs do (`FLUSH_BYTES` of scratch memory read):
     a run would otherwise find the previous run's data in the caches, or write back the
-    lines that run wrote."""
+    lines that run wrote. With the budget `NO_TUNING`, ours is not tuned."""
     from benchmarks import ours, peers as peer_module
     from mdh_ir.runtime import flush
     from mdh_ir.tuning.evaluate import FLUSH_BYTES
@@ -118,17 +121,22 @@ def run_case(
     log(f"== {case.name} ({case.size_text})")
     data = case_data(case)
     result = CaseResult(case, data.nbytes, data.flops)
-    try:
-        tuning = ours.tune(data, device, budget, db)
-        result.tuning = tuning.summary
-    except Exception as e:  # noqa: BLE001 - the case is still measured untuned
-        tuning, result.tuning = None, f"tuning failed ({type(e).__name__}: {e})"
+    untuned = f"not tuned (budget {NO_TUNING})"
+    if budget == NO_TUNING:
+        tuning, result.tuning = None, untuned
+    else:
+        try:
+            tuning = ours.tune(data, device, budget, db)
+            result.tuning = tuning.summary
+        except Exception as e:  # noqa: BLE001 - the case is still measured untuned
+            tuning, result.tuning = None, f"tuning failed ({type(e).__name__}: {e})"
     prepared: list[Sampler | Measurement] = []
     default = ours.default(data, device)
     tuned = tuning.config if tuning is not None else None
     shared = tuned == default
     if tuned is None:
-        prepared.append(Measurement.missing("ours tuned", "no correct tuned configuration"))
+        reason = untuned if budget == NO_TUNING else "no correct tuned configuration"
+        prepared.append(Measurement.missing("ours tuned", reason))
     elif not shared:
         prepared.append(attempt("ours tuned", lambda: ours.sampler(("ours tuned",), data, device, tuned)))
     variants = ("ours tuned", "ours default") if shared else ("ours default",)

@@ -1,7 +1,16 @@
-"""The torch peer on the GPU: cuBLAS (matmul, bmm, mv, dot; TF32 off), cuDNN (conv2d;
-TF32 off, `cudnn.benchmark` picks its fastest algorithm during the warm-up) and torch's
-own kernels for reductions, stencils and point-wise ops, timed with CUDA events, each
-run queued behind `torch.cuda._sleep` as ours queue behind the runtime's gate.
+"""The torch peers on the GPU, timed with CUDA events, each run queued behind
+`torch.cuda._sleep` as ours queue behind the runtime's gate:
+
+- `torch`: cuBLAS (matmul, bmm, mv, dot; TF32 off), cuDNN (conv2d; TF32 off,
+  `cudnn.benchmark` picks its fastest algorithm during the warm-up) and torch's own
+  kernels for reductions, stencils, scans and point-wise ops;
+- `inductor`: the same formulation through `torch.compile(mode="max-autotune-no-cudagraphs")`,
+  Inductor's autotuning of its Triton templates (and the ATen kernels) as torch users
+  meet it, compiled once per case; its compile and autotune seconds are its tuning.
+  Not "max-autotune": that mode adds CUDA graphs, which copy every input that is not a
+  parameter into the graph's own buffers before each replay (a 64 MB reduction would
+  be timed with a 64 MB copy), and the gate already hides the launch cost they save.
+
 Torch allocates its outputs itself, so they cannot be poisoned: the checked output is
 the one of the last warm-up run.
 
@@ -17,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks.measure import Measurement, Sampler
+from benchmarks.entries import REDUCTIONS
 from benchmarks.run import CaseData
 
 WARMUP = 5
@@ -25,28 +35,31 @@ GATE_CYCLES = 1_000_000
 each timed run, so that the run's kernels are enqueued while the GPU is busy and its
 events time the kernels, not the host's calls (see `mdh_ir.runtime`)."""
 
-Formulation = Callable[..., tuple[Callable[[], Any], Callable[[Any], np.ndarray]]]
-"""(torch, input tensors, sizes) -> (run: the timed call, to_catalog: its result in the
-catalog's layout as numpy)."""
+Formulation = Callable[..., tuple[Callable[..., Any], list[Any], Callable[[Any], np.ndarray]]]
+"""(torch, input tensors, sizes) -> (f, args: the timed call is `f(*args)`, to_catalog:
+its result in the catalog's layout as numpy)."""
 
 
 def _plain(f: Callable) -> Formulation:
     """A call on the inputs as they are, its result already in the catalog's layout."""
-    return lambda torch, xs, sizes: (lambda: f(torch, *xs), lambda y: y.cpu().numpy())
+    return lambda torch, xs, sizes: (lambda *a: f(torch, *a), xs, lambda y: y.cpu().numpy())
 
 
 def _conv(torch, xs, sizes: dict[str, Any]):
     x, w = xs
-    x_nchw = x.permute(0, 3, 1, 2).contiguous()
-    w_kcrs = w.permute(0, 3, 1, 2).contiguous()
-    run = lambda: torch.nn.functional.conv2d(x_nchw, w_kcrs, stride=sizes["stride"])  # noqa: E731
-    return run, lambda y: y.permute(0, 2, 3, 1).cpu().numpy()
+    args = [x.permute(0, 3, 1, 2).contiguous(), w.permute(0, 3, 1, 2).contiguous()]
+    f = lambda x, w: torch.nn.functional.conv2d(x, w, stride=sizes["stride"])  # noqa: E731
+    return f, args, lambda y: y.permute(0, 2, 3, 1).cpu().numpy()
 
 
 def _gaussian(torch, xs, sizes: dict[str, Any]):
-    x, f = xs
-    run = lambda: torch.nn.functional.conv2d(x[None, None], f[None, None])  # noqa: E731
-    return run, lambda y: y[0, 0].cpu().numpy()
+    f = lambda x, f: torch.nn.functional.conv2d(x[None, None], f[None, None])  # noqa: E731
+    return f, xs, lambda y: y[0, 0].cpu().numpy()
+
+
+def _reduction(op: str, axis: int) -> tuple[str, Formulation]:
+    call = {"sum": "sum", "max": "amax"}[op]
+    return f"torch.{call}(x, {axis})", _plain(lambda t, x: getattr(t, call)(x, axis))
 
 
 def _jacobi3d(torch, x):
@@ -65,8 +78,7 @@ FORMULATIONS: dict[str, tuple[str, Formulation]] = {
     "mcc": ("torch.nn.functional.conv2d, NCHW/KCRS (cuDNN)", _conv),
     "gaussian": ("torch.nn.functional.conv2d, 1 channel (cuDNN)", _gaussian),
     "jacobi3d": ("sum of 7 shifted slices", _plain(lambda t, x: _jacobi3d(t, x))),
-    "reduce_sum": ("torch.sum(x, 0)", _plain(lambda t, x: t.sum(x, 0))),
-    "reduce_max": ("torch.amax(x, 0)", _plain(lambda t, x: t.amax(x, 0))),
+    **{name: _reduction(op, axis) for name, (op, axis) in REDUCTIONS.items()},
     "bias_add": ("x + bias", _plain(lambda t, x, b: x + b)),
     "exp": ("torch.exp", _plain(lambda t, x: t.exp(x))),
     "transpose": ("x.permute(0, 3, 1, 2).contiguous()", _plain(lambda t, x: x.permute(0, 3, 1, 2).contiguous())),
@@ -75,28 +87,74 @@ FORMULATIONS: dict[str, tuple[str, Formulation]] = {
 
 
 def torch_peer(data: CaseData) -> Sampler | Measurement:
-    """The torch formulation after warm-up and a checked run; a run's time is from CUDA
-    events recorded around it, behind the gate (`GATE_CYCLES`)."""
+    """The torch formulation, timed as `cuda_sampler` times."""
+    torch, problem = _torch(data, "torch")
+    if problem is not None:
+        return problem
+    text, formulation = FORMULATIONS[data.case.entry]
+    f, args, to_catalog = formulation(torch, [torch.from_numpy(x).cuda() for x in data.inputs], data.case.sizes)
+    note = f"{text}, torch {torch.__version__}, {torch.cuda.get_device_name()}"
+    return cuda_sampler("torch", lambda: f(*args), to_catalog, lambda y: data.check([y]), note)
+
+
+INDUCTOR_MODE = "max-autotune-no-cudagraphs"
+
+
+def inductor_peer(data: CaseData) -> Sampler | Measurement:
+    """The torch formulation compiled by `torch.compile(mode=INDUCTOR_MODE)`, shapes
+    static, Dynamo's caches reset first (a function compiled for several shapes would be
+    recompiled with dynamic shapes, and fall back to eager after 8); the first call
+    compiles and autotunes (timed: the peer's tuning), then it is timed as
+    `cuda_sampler` times."""
+    torch, problem = _torch(data, "inductor")
+    if problem is not None:
+        return problem
+    import time
+
+    text, formulation = FORMULATIONS[data.case.entry]
+    f, args, to_catalog = formulation(torch, [torch.from_numpy(x).cuda() for x in data.inputs], data.case.sizes)
+    torch._dynamo.reset()
+    compiled = torch.compile(f, mode=INDUCTOR_MODE, dynamic=False)
+    start = time.perf_counter()
+    compiled(*args)
+    torch.cuda.synchronize()
+    seconds = time.perf_counter() - start
+    note = f"torch.compile({text}, mode={INDUCTOR_MODE!r}), torch {torch.__version__}"
+    tuning = f"compile and autotune {seconds:.1f} s"
+    check = lambda y: data.check([y])  # noqa: E731
+    return cuda_sampler("inductor", lambda: compiled(*args), to_catalog, check, note, tuning)
+
+
+def _torch(data: CaseData, variant: str):
+    """(torch with TF32 off, None), or (None, why `variant` is not available)."""
     try:
         import torch
     except ImportError:
-        return Measurement.missing("torch", "torch is not installed")
+        return None, Measurement.missing(variant, "torch is not installed")
     if not torch.cuda.is_available():
-        return Measurement.missing("torch", "torch sees no CUDA device")
-    entry = data.case.entry
-    if entry not in FORMULATIONS:
-        return Measurement.missing("torch", f"no torch formulation of {entry}")
+        return None, Measurement.missing(variant, "torch sees no CUDA device")
+    if data.case.entry not in FORMULATIONS:
+        return None, Measurement.missing(variant, f"no torch formulation of {data.case.entry}")
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
     torch.backends.cudnn.benchmark = True
-    text, formulation = FORMULATIONS[entry]
-    tensors = [torch.from_numpy(x).cuda() for x in data.inputs]
-    run, to_catalog = formulation(torch, tensors, data.case.sizes)
+    return torch, None
+
+
+def cuda_sampler(
+    variant: str, run: Callable[[], Any], to_catalog: Callable[[Any], np.ndarray],
+    check: Callable[[np.ndarray], str | None], note: str, tuning: str = "",
+) -> Sampler | Measurement:  # fmt: skip
+    """`run` after warm-up and a `check` of its result (`to_catalog(what run returned)`):
+    None, or what is wrong; a run's time is from CUDA events recorded around it, behind
+    the gate (`GATE_CYCLES`)."""
+    import torch
+
     for _ in range(WARMUP):
         result = run()
-    wrong = data.check([to_catalog(result)])
+    wrong = check(to_catalog(result))
     if wrong is not None:
-        return Measurement.missing("torch", f"wrong result: {wrong}")
+        return Measurement.missing(variant, f"wrong result: {wrong}")
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
 
     def sample() -> dict[str, float]:
@@ -105,7 +163,6 @@ def torch_peer(data: CaseData) -> Sampler | Measurement:
         run()
         end.record()
         end.synchronize()
-        return {"torch": start.elapsed_time(end) * 1e-3}
+        return {variant: start.elapsed_time(end) * 1e-3}
 
-    note = f"{text}, torch {torch.__version__}, {torch.cuda.get_device_name()}"
-    return Sampler(sample, {"torch": note})
+    return Sampler(sample, {variant: note}, {variant: tuning} if tuning else {})

@@ -188,3 +188,153 @@ def test_settle_waits_for_busy_threads(monkeypatch) -> None:
     start = time.perf_counter()
     settle(calm=3)
     assert len(probes) == 2 * 3 and time.perf_counter() - start < 0.1
+
+
+# --- size sweeps, the report's sweep section, the Triton and Inductor peers -----------------
+
+
+def test_every_sweep_case_parses_and_builds() -> None:
+    """Every case of every sweep names a known size; its module builds at full size, and
+    at the small size its inputs and reference are made. ResNet-50's layers are valid
+    convolutions over the padded input, (p-1)·stride + r wide."""
+    from benchmarks.cases import SWEEPS, quick, sweep_cases
+    from benchmarks.entries import ENTRIES
+
+    for name in SWEEPS:
+        cases = sweep_cases(name, "gpu")
+        assert [c.name for c in cases] == SWEEPS[name]
+        for case in cases:
+            ENTRIES[case.entry].build(**case.sizes)
+        for case in quick(cases):
+            data = case_data(case)
+            assert data.reference and data.nbytes > 0
+    assert SWEEPS["gpu"] == SWEEPS["gpu-matmul"] + SWEEPS["gpu-conv"] + SWEEPS["gpu-other"]
+    assert sorted(SWEEPS["gpu-conv"]) == sorted(SWEEPS["gpu-conv-n1"] + SWEEPS["gpu-conv-n32"])
+    cubes = {f"matmul:{n}" for n in (127, 500, 1000, 1023, 1025, 2000, 3000)}
+    skinny = {f"matmul:{m}x4096x4096" for m in (1, 8, 32, 128)} | {"matmul:4096x4096x32"}
+    assert cubes | skinny <= set(SWEEPS["gpu"])
+    convs = [c for c in sweep_cases("gpu-conv", "gpu")]
+    assert len(convs) == 2 * 22 and {c.sizes["n"] for c in convs} == {1, 32}
+    assert {(c.sizes["r"], c.sizes["stride"]) for c in convs} == {(1, 1), (3, 1), (3, 2), (1, 2)}
+    (layer,) = parse_cases("mcc:r50-conv3-3x3s2-n1", "gpu")
+    x, w = case_data(layer).inputs
+    assert x.shape == (1, 27 * 2 + 3, 27 * 2 + 3, 128) and w.shape == (128, 3, 3, 128)
+    assert all(c.sizes["n"] == 1 for c in sweep_cases("cpu-conv", "cpu"))
+
+
+def test_reductions_over_each_axis() -> None:
+    """The harness's reductions over j and k match numpy, and so do their numpy peers."""
+    from benchmarks.peers import numpy_peer
+
+    for name, axis in [("reduce_sum_j", 1), ("reduce_max_k", 2)]:
+        (case,) = parse_cases(f"{name}:6x5x4", "cpu")
+        data = case_data(case)
+        op = np.add if name.startswith("reduce_sum") else np.maximum
+        assert np.allclose(data.reference[0], op.reduce(data.inputs[0].astype(np.float64), axis=axis))
+        sampler = numpy_peer(data)
+        assert isinstance(sampler, Sampler) and f"axis={axis}" in sampler.notes["numpy"]
+
+
+def test_geomean_leaves_out_zero_and_nan_ratios() -> None:
+    from benchmarks.report import _geomean, _ratio_text
+
+    assert _geomean([2.0, 8.0]) == "4.00"
+    assert _geomean([0.0, float("nan"), 2.0, 8.0]) == "4.00 (2 not positive and finite, left out)"
+    assert _geomean([0.0]) == "n/a (1 not positive and finite, left out)"
+    assert _geomean([]) == ""
+    assert _ratio_text(0.004321) == "0.0043" and _ratio_text(1.234) == "1.23"
+
+
+def _row(case: str, variant: str, median: float | None, tuning: str = "") -> dict[str, str]:
+    ok = median is not None
+    return dict(
+        run="2026-01-01T00:00:00", case=case, computation=case.split(":")[0], sizes="i=1", variant=variant,
+        status="ok" if ok else "n/a", min_ms=str(median or ""), median_ms=str(median or ""),
+        max_ms=str(median or ""), repeats="3", bytes="12", flops="24", load="0", tuning=tuning,
+        note="" if ok else "not installed",
+    )  # fmt: skip
+
+
+def test_sweep_section_ratios_means_and_counts() -> None:
+    """Per case the peer's time over our default and tuned times; the geometric mean and
+    the counts below 0.5x and 0.3x per column; a case not measured is said so; a peer's
+    tuning is stated beside ours."""
+    from benchmarks.report import sweep_section
+
+    rows = [
+        _row("matmul:a", "ours tuned", 1.0, "5 evals, 3 s"), _row("matmul:a", "ours default", 2.0),
+        _row("matmul:a", "torch", 0.2), _row("matmul:a", "triton", 4.0, "autotune 12.0 s"),
+        _row("matmul:b", "ours tuned", 1.0), _row("matmul:b", "ours default", 1.0),
+        _row("matmul:b", "torch", 0.0), _row("matmul:b", "triton", None),
+        _row("matmul:b", "inductor", None), _row("other:c", "torch", 1.0),
+    ]  # fmt: skip
+    text = sweep_section("gpu", "mine", ["matmul:a", "matmul:b", "matmul:z"], rows, [])
+    assert "sweep `mine`: 2 of 3 cases measured" in text
+    head = next(line for line in text.splitlines() if line.startswith("| case"))
+    assert "torch / default | torch / tuned | Triton FP32 / default | Triton FP32 / tuned | tuning" in head
+    assert "inductor" not in head and "other:c" not in text
+    a = next(line for line in text.splitlines() if line.startswith("| matmul:a"))
+    assert "| 0.10 | 0.20 | 2.00 | 4.00 |" in a and "5 evals, 3 s; Triton FP32: autotune 12.0 s" in a
+    assert "| matmul:z | not measured |" in text
+    assert "| geometric mean |" in text and "| below 0.3x |  |  |  |  | 1 of 1 | 1 of 1 | 0 of 1 | 0 of 1 |" in text
+
+
+def test_a_failing_section_keeps_the_csv(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A formatting error in RESULTS.md's section loses no result: the CSV and JSON are
+    written, RESULTS.md is left as it was, and `save` returns."""
+    from benchmarks import report
+    from benchmarks.cases import Case
+    from benchmarks.measure import Measurement
+    from benchmarks.run import CaseResult
+
+    (tmp_path / "RESULTS.md").write_text("before\n")
+    monkeypatch.setattr(report, "section", lambda *args: 1 / 0)
+    run = report.RunInfo("2026-01-01T00:00:00", "dev", "plat", "1", "none", 3, True, None, [], 0.0)
+    result = CaseResult(Case("dot", "x", dict(k=4)), 32, 8, [Measurement("ours default", [1e-3])])
+    report.save(tmp_path, "cpu", run, [result], {"cpu": ["dot:x"]})
+    assert [r["variant"] for r in _csv(tmp_path / "results_cpu.csv")] == ["ours default"]
+    assert (tmp_path / "RESULTS.md").read_text() == "before\n"
+
+
+def test_triton_and_inductor_unavailable_without_torch(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without torch (or triton) both Triton variants and Inductor are `n/a` with the
+    reason; on computations other than matrix products Triton has no kernel."""
+    import sys
+
+    from benchmarks import peers
+
+    monkeypatch.setitem(sys.modules, "torch", None)  # import torch raises ImportError
+    (matmul,) = parse_cases("matmul:8x8x8", "gpu")
+    data = case_data(matmul)
+    triton = peers.prepare("triton", data, "gpu", 3)
+    assert [(m.variant, m.available) for m in triton] == [("triton", False), ("triton tf32", False)]
+    assert all("not installed" in m.note for m in triton)
+    (inductor,) = peers.prepare("inductor", data, "gpu", 3)
+    assert not inductor.available and inductor.note == "torch is not installed"
+    (scan,) = parse_cases("prefix_sum:64", "gpu")
+    assert {m.note for m in peers.prepare("triton", case_data(scan), "gpu", 3)} == {"no Triton kernel for prefix_sum"}
+
+
+def test_triton_kernel_module_imports() -> None:
+    """The Triton kernel is defined and autotuned per precision over 8 configurations
+    (triton imports without a GPU; launching it needs one)."""
+    pytest.importorskip("triton", reason="triton is not installed here (the GPU machine has it)")
+    from benchmarks import triton_matmul
+
+    assert len(triton_matmul.CONFIGS) == 8 and set(triton_matmul.AUTOTUNED) == {"ieee", "tf32"}
+    assert "PRECISION" in triton_matmul.matmul_kernel.arg_names
+    assert {c.kwargs["GROUP_M"] for c in triton_matmul.CONFIGS} == {8}
+
+
+def test_quick_sweep_run_without_tuning(tmp_path: Path) -> None:
+    """`--sweep` with `--budget none`: ours is timed with the default only, and the sweep's
+    section and its device's whole sweep's section are written."""
+    args = ["--device", "cpu", "--quick", "--out", str(tmp_path), "--peers", "numpy"]
+    assert main([*args, "--sweep", "cpu-matmul", "--budget", "none"]) == 0
+    rows = _csv(tmp_path / "results_cpu.csv")
+    assert sorted({r["case"] for r in rows}) == ["bmatmul:small", "matmul:small", "matmul_t:small"]
+    tuned = [r for r in rows if r["variant"] == "ours tuned"]
+    assert all(r["status"] == "n/a" and r["note"] == "not tuned (budget none)" for r in tuned)
+    text = (tmp_path / "RESULTS.md").read_text()
+    assert "## CPU sweep `cpu-matmul`: 3 of 3 cases measured" in text
+    assert "## CPU sweep `cpu`: 3 of 12 cases measured" in text and "| mcc:small | not measured |" in text
