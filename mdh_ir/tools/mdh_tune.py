@@ -24,10 +24,9 @@ from pathlib import Path
 
 from mdh_ir.constraints import input_violations, violations
 from mdh_ir.default_config import complete_config
-from mdh_ir.device import PRESETS, DeviceInfo
 from mdh_ir.dialects.mdh import ComputeOp
 from mdh_ir.errors import MDHError
-from mdh_ir.runtime import select_device
+from mdh_ir.runtime import device_info
 from mdh_ir.tools.context import make_context
 from mdh_ir.tools.diagnostics import diagnose, load_module, the_compute
 from mdh_ir.tools.mdh_run import format_seconds
@@ -101,10 +100,10 @@ def plot(runs: dict[str, Progress], path: str, title: str) -> None:
 def check_input(op: ComputeOp, device: str | None) -> None:
     """Refuse an input that no configuration can run on the device, or whose own
     configuration (completed as mdh-run completes it) breaks a rule."""
-    info = DeviceInfo.from_cl(select_device(device))
+    info = device_info(device)
     found = input_violations(op, info)
     if not found and op.config is not None:
-        found = violations(op, complete_config(op, PRESETS[info.kind]), info)
+        found = violations(op, complete_config(op, info), info)
     if found:
         raise MDHError(f'mdh.compute "{op.comp_name.data}": {found[0]}', op)
 

@@ -37,7 +37,7 @@ from xdsl.parser import Parser
 from mdh_ir.config import Config
 from mdh_ir.default_config import default_config
 from mdh_ir.device import DeviceInfo
-from mdh_ir.runtime import select_device
+from mdh_ir.runtime import device_info
 from mdh_ir.semantics.compare import reference_outputs
 from mdh_ir.semantics.reference import find_compute, random_inputs
 from mdh_ir.tools.context import make_context
@@ -122,7 +122,7 @@ class Tuner:
         self.op = find_compute(module)
         self.db = db
         self.device = device
-        self.info = DeviceInfo.from_cl(select_device(device))
+        self.info = device_info(device)
         self.technique = make_technique(technique, seed)
         self.seed = seed
         self.repeats, self.timeout, self.worker = repeats, timeout, worker
