@@ -234,6 +234,7 @@ def test_final_check_times_the_pick_against_the_default_in_turns(tmp_path) -> No
     assert stored[flattered.config] > 1e-9  # measured, not the flattering time
     assert progress.default.seconds == stored[default.config]
     assert progress.best.seconds == min(stored.values())
+    assert progress.history[-1][2] == progress.best.seconds  # the plot ends at the pick
     assert db.best(tuner.key, tuner.info.key).seconds == progress.best.seconds
 
 

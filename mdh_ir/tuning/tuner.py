@@ -88,7 +88,8 @@ class Progress:
     best: Evaluation | None = None
     default: Evaluation | None = None
     history: list[tuple[int, float, float | None]] = field(default_factory=list)
-    """(evaluations, elapsed seconds, best time so far) after each evaluation."""
+    """(evaluations, elapsed seconds, best time so far) after each evaluation, and after
+    the final check (`Tuner.confirm`): the last point is the best the run reports."""
 
     def eta(self, budget: Budget) -> float | None:
         left = []
@@ -228,6 +229,7 @@ class Tuner:
             self.db.confirm(self.key, self.info.key, config, seconds)
         progress.default = replace(default, seconds=retimed[default.config], confirmed=True)
         progress.best = self.db.best(self.key, self.info.key)
+        progress.history.append((progress.evaluations, progress.elapsed, progress.best.seconds))  # type: ignore
         self.on_progress(progress)
 
 
