@@ -348,7 +348,9 @@ def test_mdh_tune_writes_ir_that_reproduces_the_tuned_program(tmp_path) -> None:
     assert f"config: {config}" in run.stdout and "check: ok" in run.stdout
 
 
-def test_compare_runs_each_technique(tmp_path) -> None:
+def test_compare_runs_each_technique_from_a_fresh_database(tmp_path) -> None:
+    """Each technique measures its whole budget itself: none replays another's results
+    (the default, evaluated first by each, would otherwise come from the database)."""
     r = subprocess.run(
         [sys.executable, "-m", "mdh_ir.tools.mdh_tune", str(ROOT / "examples" / "dot.mlir"),
          "--budget", "4evals", "--db", str(tmp_path / "t.sqlite"), "--repeats", "1",
@@ -359,7 +361,8 @@ def test_compare_runs_each_technique(tmp_path) -> None:
     assert [line for line in r.stdout.splitlines() if line.startswith("== ")] == [
         "== random", "== anneal", "== tpe"
     ]  # fmt: skip
-    assert (tmp_path / "c.png").exists()
+    assert r.stdout.count("evaluations: 4 (0 from the database") == 3, r.stdout
+    assert (tmp_path / "c.png").exists() and not (tmp_path / "t.sqlite").exists()
 
 
 def test_mdh_tune_errors_are_one_line() -> None:
