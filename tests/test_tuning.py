@@ -183,7 +183,9 @@ def test_tuning_is_never_slower_than_the_default_and_is_reused(tmp_path, monkeyp
     assert progress.evaluations == 6
     assert progress.default is not None and progress.default.ok
     assert progress.best.seconds <= progress.default.seconds
-    assert [n for n, _, _ in progress.history] == list(range(1, 7))
+    evaluations = [n for n, _, _ in progress.history]
+    assert evaluations[:6] == list(range(1, 7)) and set(evaluations[6:]) <= {6}  # + the final check
+    assert progress.history[-1][2] == progress.best.seconds
     op = find_compute(module)
     best = best_config(db, op, Tuner(module, db, "cpu").info)
     assert str(best.to_attr()) == progress.best.config
