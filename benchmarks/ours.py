@@ -12,9 +12,8 @@ from benchmarks.measure import Measurement, Sampler
 from benchmarks.run import CaseData, log
 from mdh_ir.config import Config
 from mdh_ir.default_config import complete_config, default_config
-from mdh_ir.device import DeviceInfo
 from mdh_ir.dialects.mdh import ConfigAttr
-from mdh_ir.runtime import compile_module, select_device
+from mdh_ir.runtime import compile_module, device_info
 from mdh_ir.semantics.reference import find_compute
 from mdh_ir.tuning.database import Database
 from mdh_ir.tuning.tuner import Budget, Progress, Tuner, parse_config
@@ -50,7 +49,7 @@ def tune(data: CaseData, device: str, budget: str, db: str) -> Tuning:
 
 def default(data: CaseData, device: str) -> Config:
     """The default configuration for the device (no measurement)."""
-    return default_config(find_compute(data.module), DeviceInfo.from_cl(select_device(device)))
+    return default_config(find_compute(data.module), device_info(device))
 
 
 def naive(data: CaseData, device: str) -> Config:
@@ -71,7 +70,7 @@ def naive(data: CaseData, device: str) -> Config:
             unroll=1,
         )
     )
-    return complete_config(op, DeviceInfo.from_cl(select_device(device)))
+    return complete_config(op, device_info(device))
 
 
 def sampler(

@@ -5,7 +5,8 @@ so that it never proposes a configuration with one, and `mdh-check-config` refus
 before anything is built. `input_violations(op, device)` lists the rules that no
 configuration can satisfy (sizes beyond the index range or the device's memory, mixed pw
 functions): `mdh-tune` refuses such an input before it allocates anything. Rules that
-bound a resource name the limit in their message.
+bound a resource name the limit and the device model it comes from in their message
+(`device limit 524288 (preset cpu)`: `mdh_ir.device`).
 
 | rule | what it requires |
 |---|---|
@@ -187,7 +188,8 @@ def input_violations(op: ComputeOp, device: DeviceInfo | None = None) -> list[Vi
     """The broken rules that no configuration can repair (see the module docstring)."""
     found = [Violation("index-range", m) for m in index_problems(op)]
     if device is not None and device.global_mem and buffer_bytes(op) > device.global_mem:
-        message = f"buffers of {buffer_bytes(op)} bytes > device global memory {device.global_mem}"
+        limit = f"{device.global_mem} ({device.model})"
+        message = f"buffers of {buffer_bytes(op)} bytes > device global memory {limit}"
         found.append(Violation("global-memory", message))
     pw = {(c.func, c.builtin) for c in op.combines if c.kind == "pw"}
     if len(pw) > 1:
@@ -216,10 +218,11 @@ def violations(op: ComputeOp, cfg: Config, device: DeviceInfo | None = None) -> 
         rule(
             "wg-size",
             plan.wg_size <= device.max_wg_size,
-            f"{plan.wg_size} work-items per work-group > device limit {device.max_wg_size}",
+            f"{plan.wg_size} work-items per work-group > device limit {device.max_wg_size} ({device.model})",
         )
         for o, (n, limit) in enumerate(zip(local, device.max_wi_sizes)):
-            rule("wg-size", n <= limit, f"OpenCL dim {o}: {n} work-items > device limit {limit}")
+            message = f"OpenCL dim {o}: {n} work-items > device limit {limit} ({device.model})"
+            rule("wg-size", n <= limit, message)
     for o, (g, n) in enumerate(zip(groups, local)):
         rule("index-range", g * n < INDEX_LIMIT, f"OpenCL dim {o}: global size {g * n} >= 2^31")
     found += [Violation("index-range", m) for m in index_problems(op)]
@@ -231,7 +234,7 @@ def violations(op: ComputeOp, cfg: Config, device: DeviceInfo | None = None) -> 
         rule(
             "global-memory",
             used <= device.global_mem,
-            f"buffers of {used} bytes > device global memory {device.global_mem}",
+            f"buffers of {used} bytes > device global memory {device.global_mem} ({device.model})",
         )
 
     for layer in ("lt", "pt"):
@@ -246,9 +249,10 @@ def violations(op: ComputeOp, cfg: Config, device: DeviceInfo | None = None) -> 
 
     if device is not None:
         used = local_bytes(plan)
-        rule("local-memory", used <= device.local_mem, f"{used} bytes > device limit {device.local_mem}")
-        used = private_elems(plan)
-        rule("private-memory", used <= device.private_elems, f"{used} elements > budget {device.private_elems}")
+        limit = f"{device.local_mem} ({device.model})"
+        rule("local-memory", used <= device.local_mem, f"{used} bytes > device limit {limit}")
+        used, limit = private_elems(plan), f"{device.private_elems} ({device.model})"
+        rule("private-memory", used <= device.private_elems, f"{used} elements > budget {limit}")
 
     if plan.cross_wi:
         rule(
@@ -262,7 +266,7 @@ def violations(op: ComputeOp, cfg: Config, device: DeviceInfo | None = None) -> 
             "wg-combine",
             device.fences_across_groups,
             "wg_combine 'last' needs global-memory fences that order across work-groups "
-            "(NVIDIA's OpenCL, PoCL), not known for this device",
+            f"(NVIDIA's OpenCL, PoCL), not known for {device.model}",
         )
     pw = {(c.func, c.builtin) for c in op.combines if c.kind == "pw"}
     rule("pw-functions", len(pw) <= 1, "pw dimensions with different combine functions")

@@ -1,8 +1,17 @@
-"""What the lowering and the tuner need to know about an OpenCL device."""
+"""What the lowering and the tuner need to know about an OpenCL device: its model.
+
+A tool with a device (`mdh-run`, `mdh-tune`, `compile_module`) takes the model from the
+device (`DeviceInfo.from_cl`): the limits it reports. Without one (`mdh-opt`), a named
+preset (`PRESETS`) stands in, and diagnostics say which (`device limit 524288 (preset
+cpu)`). `DeviceInfo.limited` lowers a device's limits, so that configurations also fit a
+smaller device of its kind (the runtime applies `$MDH_DEVICE_LIMITS`, e.g.
+`local_mem=262144,max_wg_size=1024`).
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+from dataclasses import dataclass, replace
 
 
 @dataclass(frozen=True)
@@ -16,11 +25,16 @@ class DeviceInfo:
     """Bytes of local memory a work-group may use."""
     compute_units: int
     private_elems: int
-    """Elements of private memory a work-item may use (caches + accumulators)."""
+    """Elements of private memory a work-item may use (caches + accumulators): the budget
+    of the device class, since OpenCL reports no private memory size."""
     platform: str = ""
     driver: str = ""
     global_mem: int = 0
     """Bytes of global memory (inputs, outputs and temporaries together); 0: unknown."""
+    preset: str = ""
+    """The preset's name (`PRESETS`), for a model that stands in for a device."""
+    lowered: str = ""
+    """The limits `limited` lowered (`local_mem=262144`), "" for the device's own."""
 
     @staticmethod
     def from_cl(device) -> DeviceInfo:
@@ -40,6 +54,33 @@ class DeviceInfo:
             global_mem=device.global_mem_size,
         )
 
+    def limited(self, text: str) -> DeviceInfo:
+        """This model with each limit named in `text` (`name=value,...`, names of
+        `LIMITS`) lowered to that value. A limit is never raised: a model above the
+        device would accept configurations that the device refuses."""
+        lowered: dict[str, int] = {}
+        for part in filter(None, (p.strip() for p in text.split(","))):
+            m = re.fullmatch(r"(\w+)\s*=\s*(\d+)", part)
+            if m is None or m.group(1) not in LIMITS:
+                names = ", ".join(LIMITS)
+                raise ValueError(f"device limit '{part}': expected NAME=NUMBER, NAME one of {names}")
+            name, value = m.group(1), int(m.group(2))
+            if value < getattr(self, name):
+                lowered[name] = value
+        if not lowered:
+            return self
+        wi_sizes = tuple(min(n, lowered.get("max_wg_size", n)) for n in self.max_wi_sizes)
+        text = ",".join(f"{k}={v}" for k, v in sorted(lowered.items()))
+        return replace(self, **lowered, max_wi_sizes=wi_sizes, lowered=text)  # type: ignore[arg-type]
+
+    @property
+    def model(self) -> str:
+        """Where the limits come from, as diagnostics name it: `preset cpu`, or the
+        device's name (and the limits `limited` lowered)."""
+        if self.preset:
+            return f"preset {self.preset}"
+        return f"{self.name}, limited to {self.lowered}" if self.lowered else self.name
+
     @property
     def fences_across_groups(self) -> bool:
         """Whether `lowlevel.fence` orders memory for every work-group, as
@@ -50,18 +91,24 @@ class DeviceInfo:
 
     @property
     def key(self) -> str:
-        """Identifies the device in the tuning database."""
-        return f"{self.platform}|{self.name}|{self.driver}"
+        """Identifies the device in the tuning database; a model with lowered limits has
+        its own results (the device's may not fit it)."""
+        key = f"{self.platform}|{self.name}|{self.driver}"
+        return f"{key}|{self.lowered}" if self.lowered else key
+
+
+LIMITS = ("max_wg_size", "local_mem", "private_elems", "global_mem")
+"""The limits `DeviceInfo.limited` can lower."""
 
 
 PRESETS = {
     "cpu": DeviceInfo(
         "cpu", "generic CPU", 4096, (4096, 4096, 4096), 512 * 1024, 2, 16384,
-        platform="Portable Computing Language", global_mem=16 * 2**30,
+        platform="Portable Computing Language", global_mem=16 * 2**30, preset="cpu",
     ),
     "gpu": DeviceInfo(
         "gpu", "generic GPU", 1024, (1024, 1024, 64), 48 * 1024, 132, 512,
-        platform="NVIDIA CUDA", global_mem=80 * 2**30,
+        platform="NVIDIA CUDA", global_mem=80 * 2**30, preset="gpu",
     ),
 }  # fmt: skip
 """Device classes for lowering without a device at hand (`mdh-opt`): PoCL on a CPU, and

@@ -35,3 +35,23 @@ def test_ir_levels_page_is_up_to_date():
     assert (DOCS / "ir-levels.md").read_text() == generator["render"](), (
         "docs/ir-levels.md is stale: run `.venv/bin/python -m docs.generate_ir_levels`"
     )
+
+
+def test_readme_snippet_runs_as_it_stands(tmp_path):
+    """The README's "Try it" block, pasted into a shell at the clone's root, prints the
+    OpenCL program and a checked run (its `mktemp -d` lands in this test's directory)."""
+    import os
+    import subprocess
+    import sys
+
+    readme = (DOCS.parent / "README.md").read_text()
+    (snippet,) = [b for b in re.findall(r"```sh\n(.*?)```", readme, re.S) if "cat > matvec.mlir" in b]
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}"
+    r = subprocess.run(
+        ["bash", "-e", "-c", snippet],
+        cwd=DOCS.parent, env=env, capture_output=True, text=True, timeout=300,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert "__kernel " in r.stdout and "check: ok" in r.stdout
+    assert list(tmp_path.glob("*/matvec.mlir")), "the snippet wrote outside its temporary directory"

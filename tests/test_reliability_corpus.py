@@ -9,7 +9,19 @@ not UTF-8 from its first byte, in `<file>.expect`):
     // EXPECT-LOWER: / EXPECT-RUN: / EXPECT-TUNE: ...   one tool's own answer
 
 A diagnostic expectation is `LINE:COL: ` (or `*:*: ` for any location, or nothing where
-there is no location) followed by the start of the message. Four tools run on each file:
+there is no location) followed by the start of the message.
+
+A file whose outcome depends on the device's limits says what it needs, and its messages
+name the limit as a field of the device model (`mdh_ir.device.DeviceInfo`):
+
+    // NEEDS: local_mem 1048576
+    // EXPECT: 9:3: ...: 1048576 bytes > device limit {local_mem} ({model})
+
+Each tool checks against its own model: `mdh-opt --lower-to-opencl` against the cpu preset,
+`mdh-run` and `mdh-tune` against the device under test (its limits, lowered by
+`$MDH_DEVICE_LIMITS`: the suite runs these files under a second, smaller model too). A
+tool whose model has what the file needs accepts it; the others answer the message with
+their model's limits. Four tools run on each file:
 `mdh-opt F`, `mdh-opt --lower-to-opencl F -o OUT`, `mdh-run F` and `mdh-tune F` (budget 2
 evaluations, a temporary `--db`, `-o OUT`). A failure must be exactly one line on stderr,
 `F:LINE:COL: error: reason`, exit status 1, no Python traceback, no output file written
@@ -35,6 +47,8 @@ from pathlib import Path
 
 import pytest
 
+from mdh_ir.device import PRESETS, DeviceInfo
+from mdh_ir.runtime import device_info
 from mdh_ir.tools import mdh_run, mdh_tune
 from mdh_ir.tools.mdh_opt import MDHOptMain
 
@@ -90,17 +104,40 @@ def subprocess_run(tool: str, args: list[str]) -> Outcome:
     return Outcome(r.returncode, r.stdout, r.stderr)
 
 
-def expectations(path: Path) -> dict[str, str]:
-    """Per tool: "ok" or the expected diagnostic ("LINE:COL: message start")."""
+def models() -> dict[str, DeviceInfo]:
+    """The device model each tool checks a configuration against (module docstring)."""
+    device = device_info()
+    return {"opt": PRESETS["cpu"], "lower": PRESETS["cpu"], "run": device, "tune": device}
+
+
+def text_of(path: Path) -> str:
     sidecar = path.with_name(path.name + ".expect")
-    text = (sidecar if sidecar.exists() else path).read_bytes().decode("utf-8", "replace")
+    return (sidecar if sidecar.exists() else path).read_bytes().decode("utf-8", "replace")
+
+
+def needs(path: Path) -> dict[str, int]:
+    """The device limits the file needs (its `// NEEDS:` line), by field name."""
+    m = re.search(r"^// NEEDS: (.*)$", text_of(path), re.M)
+    pairs = [part.split() for part in m.group(1).split(",")] if m else []
+    return {name: int(value) for name, value in pairs}
+
+
+def expectations(path: Path, models: dict[str, DeviceInfo]) -> dict[str, str]:
+    """Per tool: "ok" or the expected diagnostic ("LINE:COL: message start")."""
     found: dict[str, str] = {}
-    for line in text.splitlines():
+    for line in text_of(path).splitlines():
         m = re.match(r"// EXPECT(?:-(OPT|LOWER|RUN|TUNE))?: (.*)$", line)
         if m:
             found[(m.group(1) or "all").lower()] = m.group(2).strip()
     assert "all" in found, f"{path}: no '// EXPECT:' line"
-    return {tool: found.get(tool, found["all"]) for tool in TOOLS}
+    expected = {}
+    for tool in TOOLS:
+        model = models[tool]
+        fits = all(getattr(model, name) >= n for name, n in needs(path).items())
+        expected[tool] = found.get(tool, "ok" if needs(path) and fits else found["all"])
+        fields = {**model.__dict__, "model": model.model}
+        expected[tool] = re.sub(r"\{(\w+)\}", lambda f: str(fields.get(f[1], f[0])), expected[tool])
+    return expected
 
 
 def check(tool: str, path: Path, tmp: Path, outcome: Outcome, expected: str) -> None:
@@ -125,7 +162,7 @@ def check(tool: str, path: Path, tmp: Path, outcome: Outcome, expected: str) -> 
 
 
 def run_tools(path: Path, tmp: Path, runner, tools=TOOLS) -> None:
-    expected = expectations(path)
+    expected = expectations(path, models())
     for tool in tools:
         (tmp / "lowered.cl").unlink(missing_ok=True)
         (tmp / "tuned.mlir").write_text(SENTINEL)
@@ -157,9 +194,27 @@ def test_every_rule_has_a_corpus_file() -> None:
     assert not missing, f"no corpus file breaks rule(s) {missing}"
 
 
-@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(CORPUS)))
+def with_device_marks(paths: list[Path]) -> list:
+    """`paths`, those whose outcome depends on the device model marked `device_model`."""
+    return [pytest.param(p, marks=[pytest.mark.device_model] if needs(p) else []) for p in paths]
+
+
+@pytest.mark.parametrize("path", with_device_marks(FILES), ids=lambda p: str(p.relative_to(CORPUS)))
 def test_corpus_file(path: Path, tmp_path: Path) -> None:
     run_tools(path, tmp_path, in_process)
+
+
+def test_expectations_follow_the_device_model() -> None:
+    """A file that needs 1 MiB of local memory is refused under a 512 KiB model, naming
+    the model's limit, and accepted by the device tools of a model with 2 MiB."""
+    path = CORPUS / "rules" / "local_memory.mlir"
+    small = DeviceInfo("cpu", "small", 4096, (4096,) * 3, 512 * 1024, 2, 16384)
+    large = DeviceInfo("cpu", "large", 4096, (4096,) * 3, 2 * 1024 * 1024, 2, 16384)
+    for device, run in [(small, "1048576 bytes > device limit 524288 (small)"), (large, "ok")]:
+        expected = expectations(path, {**models(), "run": device, "tune": device})
+        assert expected["opt"] == "ok" and expected["tune"] == expected["run"]
+        assert expected["lower"].endswith("1048576 bytes > device limit 524288 (preset cpu)")
+        assert expected["run"] == run or expected["run"].endswith(run)
 
 
 def first_of_each_category() -> list[Path]:

@@ -14,9 +14,10 @@ from mdh_ir.constraints import violations
 from mdh_ir.default_config import default_config
 from mdh_ir.device import PRESETS, DeviceInfo
 from mdh_ir.errors import MDHError
-from mdh_ir.runtime import BuildError, DeviceError, build, compile_module, gated, select_device, span
+from mdh_ir.runtime import BuildError, DeviceError, build, compile_module, device_info, gated
+from mdh_ir.runtime import select_device, span
 from mdh_ir.runtime import _context as context
-from mdh_ir.semantics.reference import find_compute
+from mdh_ir.semantics.reference import find_compute, random_inputs
 from tests.lowering_check import check_outputs
 
 
@@ -46,6 +47,36 @@ def test_configuration_checked_against_the_device_before_building() -> None:
     bad = base.with_(num_wi=(too_many, 1), lt_size=(too_many, 4), pt_size=(1, 4), num_wg=(1, 1))
     with pytest.raises(MDHError, match="rule 'wg-size'"):
         compile_module(module, "cpu", bad)
+
+
+def test_device_limits_lower_the_device_model(monkeypatch) -> None:
+    """`MDH_DEVICE_LIMITS` lowers the limits every configuration is checked against,
+    never raises them; the lowered model has its own tuning results."""
+    real = DeviceInfo.from_cl(select_device("cpu"))
+    monkeypatch.setenv("MDH_DEVICE_LIMITS", f"local_mem={real.local_mem // 4}, max_wg_size=8")
+    small = device_info("cpu")
+    assert (small.local_mem, small.max_wg_size, max(small.max_wi_sizes)) == (real.local_mem // 4, 8, 8)
+    assert small.key != real.key and small.model.startswith(f"{real.name}, limited to ")
+    monkeypatch.setenv("MDH_DEVICE_LIMITS", f"local_mem={real.local_mem * 2}")
+    assert device_info("cpu") == real
+    monkeypatch.setenv("MDH_DEVICE_LIMITS", "registers=4")
+    with pytest.raises(DeviceError, match="MDH_DEVICE_LIMITS: device limit 'registers=4'"):
+        device_info("cpu")
+
+
+def test_the_runtime_configures_and_checks_for_the_device_model(monkeypatch) -> None:
+    """Under a model with 1 KiB of local memory and 4 work-items per work-group, the
+    default configuration fits it and computes the right result, and a configuration
+    that needs more is refused naming the model's limit."""
+    module = CATALOG["matmul"].build(i=32, j=24, k=40)
+    monkeypatch.setenv("MDH_DEVICE_LIMITS", "local_mem=1024,max_wg_size=4")
+    program = compile_module(module, "cpu")
+    assert violations(program.op, program.config, device_info("cpu")) == []
+    inputs = random_inputs(program.op, np.random.default_rng(0))
+    check_outputs(module, inputs, program(*inputs))
+    wide = program.config.with_(num_wi=(8, 1, 1), lt_size=(8, 24, 40), pt_size=(1, 24, 40), num_wg=(4, 1, 1))
+    with pytest.raises(MDHError, match=r"rule 'wg-size': 8 work-items per work-group > device limit 4 \("):
+        compile_module(module, "cpu", wide)
 
 
 def test_build_failure_carries_log_and_source() -> None:

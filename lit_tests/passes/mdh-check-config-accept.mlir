@@ -4,9 +4,9 @@
 // RUN: not mdh-opt %s --split-input-file -p 'mdh-default-config{device=gpu},mdh-check-config{device=gpu}' 2>&1 | filecheck %s --check-prefix=GPU --match-full-lines
 
 // mdh-check-config leaves a configuration that breaks no rule as it is; the device limits
-// are those of the device class: 2048 work-items per work-group fit the cpu class (4096)
-// but not the gpu class (1024). An incomplete configuration is refused, naming the missing
-// keys, until mdh-default-config completes it.
+// are those of the device class's preset, which the message names: 2048 work-items per
+// work-group fit the cpu class (4096) but not the gpu class (1024). An incomplete
+// configuration is refused, naming the missing keys, until mdh-default-config completes it.
 
 func.func @mul(%a: f32, %b: f32) -> f32 {
   %r = arith.mulf %a, %b : f32
@@ -18,7 +18,7 @@ func.func @mul(%a: f32, %b: f32) -> f32 {
 // CHECK-SAME: buf_layout = {{\[\[\[}}1, 0], [0]], {{\[\[}}0, 1], [0]]], loop_order = {{\[\[}}0, 1], [1, 0]],
 // CHECK-SAME: combine_layer = "lt", vector_width = 1, unroll = 1, prefetch = 0, lcl_pad = 0, wg_combine = "kernel">}
 func.func @matvec(%M: memref<128x64xf32>, %v: memref<64xf32>) -> memref<128xf32> {
-  // GPU: {{.*}}mdh-check-config-accept.mlir:[[# @LINE + 1]]:3: error: mdh.compute "matvec": configuration breaks rule 'wg-size': 2048 work-items per work-group > device limit 1024
+  // GPU: {{.*}}mdh-check-config-accept.mlir:[[# @LINE + 1]]:3: error: mdh.compute "matvec": configuration breaks rule 'wg-size': 2048 work-items per work-group > device limit 1024 (preset gpu)
   %w = mdh.compute "matvec"
     {inp_view = [[affine_map<(i, k) -> (i, k)>], [affine_map<(i, k) -> (k)>]],
      md_hom = {scalar_func = @mul, combine_ops = ["cc", ["pw", "add"]]},

@@ -72,7 +72,7 @@ func.func @mul(%a: f32, %b: f32) -> f32 {
 
 // wg-size: 32 x 64 = 2048 work-items per work-group; the gpu class allows 1024.
 func.func @matvec(%M: memref<128x64xf32>, %v: memref<64xf32>) -> memref<128xf32> {
-  // CHECK-NEXT: {{.*}}mdh-check-config.mlir:[[# @LINE + 1]]:3: error: mdh.compute "matvec": configuration breaks rule 'wg-size': 2048 work-items per work-group > device limit 1024
+  // CHECK-NEXT: {{.*}}mdh-check-config.mlir:[[# @LINE + 1]]:3: error: mdh.compute "matvec": configuration breaks rule 'wg-size': 2048 work-items per work-group > device limit 1024 (preset gpu)
   %w = mdh.compute "matvec"
     {inp_view = [[affine_map<(i, k) -> (i, k)>], [affine_map<(i, k) -> (k)>]],
      md_hom = {scalar_func = @mul, combine_ops = ["cc", ["pw", "add"]]},
@@ -92,7 +92,7 @@ func.func @mul(%a: f32, %b: f32) -> f32 {
 
 // wg-size, per OpenCL dimension: 128 work-items on OpenCL dimension 2 (gpu limit 64).
 func.func @matvec(%M: memref<128x64xf32>, %v: memref<64xf32>) -> memref<128xf32> {
-  // CHECK-NEXT: {{.*}}mdh-check-config.mlir:[[# @LINE + 1]]:3: error: mdh.compute "matvec": configuration breaks rule 'wg-size': OpenCL dim 2: 128 work-items > device limit 64
+  // CHECK-NEXT: {{.*}}mdh-check-config.mlir:[[# @LINE + 1]]:3: error: mdh.compute "matvec": configuration breaks rule 'wg-size': OpenCL dim 2: 128 work-items > device limit 64 (preset gpu)
   %w = mdh.compute "matvec"
     {inp_view = [[affine_map<(i, k) -> (i, k)>], [affine_map<(i, k) -> (k)>]],
      md_hom = {scalar_func = @mul, combine_ops = ["cc", ["pw", "add"]]},
@@ -176,7 +176,7 @@ func.func @mul(%a: f32, %b: f32) -> f32 {
 // local-memory: local tiles of A (128 x 64) and B (64 x 128), their rows padded by the
 // default's 4 elements (lcl_pad), take 66 KiB; the gpu class has 48 KiB.
 func.func @matmul(%A: memref<256x256xf32>, %B: memref<256x256xf32>) -> memref<256x256xf32> {
-  // CHECK-NEXT: {{.*}}mdh-check-config.mlir:[[# @LINE + 1]]:3: error: mdh.compute "matmul": configuration breaks rule 'local-memory': 67584 bytes > device limit 49152
+  // CHECK-NEXT: {{.*}}mdh-check-config.mlir:[[# @LINE + 1]]:3: error: mdh.compute "matmul": configuration breaks rule 'local-memory': 67584 bytes > device limit 49152 (preset gpu)
   %C = mdh.compute "matmul"
     {inp_view = [[affine_map<(i, j, k) -> (i, k)>], [affine_map<(i, j, k) -> (k, j)>]],
      md_hom = {scalar_func = @mul, combine_ops = ["cc", "cc", ["pw", "add"]]},
@@ -198,7 +198,7 @@ func.func @mul(%a: f32, %b: f32) -> f32 {
 // private-memory: private tiles of A (32 x 8), B (8 x 32) and the 32 x 32 accumulator
 // take 1536 elements; the gpu class budget is 512.
 func.func @matmul(%A: memref<256x256xf32>, %B: memref<256x256xf32>) -> memref<256x256xf32> {
-  // CHECK-NEXT: {{.*}}mdh-check-config.mlir:[[# @LINE + 1]]:3: error: mdh.compute "matmul": configuration breaks rule 'private-memory': 1536 elements > budget 512
+  // CHECK-NEXT: {{.*}}mdh-check-config.mlir:[[# @LINE + 1]]:3: error: mdh.compute "matmul": configuration breaks rule 'private-memory': 1536 elements > budget 512 (preset gpu)
   %C = mdh.compute "matmul"
     {inp_view = [[affine_map<(i, j, k) -> (i, k)>], [affine_map<(i, j, k) -> (k, j)>]],
      md_hom = {scalar_func = @mul, combine_ops = ["cc", "cc", ["pw", "add"]]},

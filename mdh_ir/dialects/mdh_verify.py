@@ -11,6 +11,7 @@ from xdsl.dialects.builtin import (
     IntegerAttr,
     IntegerType,
     MemRefType,
+    NoneAttr,
     StringAttr,
     SymbolRefAttr,
 )
@@ -82,6 +83,8 @@ class _Checker:
                 self.fail(attr, f"{what} type {mtype} does not have element type {elem}")
             if any(d < 0 for d in mtype.get_shape()):
                 self.fail(attr, f"{what} type {mtype} must have a static shape")
+            if not isinstance(mtype.layout, NoneAttr):
+                self.fail(attr, f"{what} type {mtype} has a layout (only the default row-major one is supported)")
 
     def check_combines(self, rank: int) -> list[Combine]:
         md_hom = self.op.md_hom.data

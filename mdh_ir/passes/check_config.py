@@ -1,10 +1,13 @@
 """`mdh-check-config`: refuse a configuration that breaks a rule of `mdh_ir.constraints`.
 
 Runs before anything is generated, so an invalid configuration never reaches an OpenCL
-compiler. Device limits are those of the device class (`device=cpu|gpu`); the runtime
-checks against the real device instead. The error names the rule:
+compiler. Device limits are those of the device class's preset (`device=cpu|gpu`,
+`mdh_ir.device.PRESETS`), which a message about a limit names; the runtime checks
+against the real device instead (`mdh_ir.runtime.device_info`). The error names the rule:
 
     error: mdh.compute "matvec": configuration breaks rule 'tile-sizes': dim 1: ...
+    error: mdh.compute "mv": configuration breaks rule 'local-memory': 1048576 bytes >
+           device limit 524288 (preset cpu)
 """
 
 from dataclasses import dataclass

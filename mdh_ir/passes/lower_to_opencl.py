@@ -28,9 +28,14 @@ from mdh_ir.passes.vectorize import MDHVectorize
 
 
 def pipeline(device: str = "cpu") -> list[ModulePass]:
+    """The whole pipeline for a preset (`mdh_ir.device.PRESETS`)."""
+    return [MDHDefaultConfig(device), MDHCheckConfig(device), *lowering(device)]
+
+
+def lowering(device: str = "cpu") -> list[ModulePass]:
+    """The passes after the configuration is complete and checked (the runtime checks it
+    against the real device instead of a preset)."""
     return [
-        MDHDefaultConfig(device),
-        MDHCheckConfig(device),
         MDHTile(),
         MDHAssignASM(),
         MDHPromoteMemory(),

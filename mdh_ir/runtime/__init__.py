@@ -16,8 +16,10 @@ knows for this computation and device is used, else the default configuration.
 
 The device is chosen by argument or by `MDH_DEVICE`: `cpu` (the default: the first CPU
 device, PoCL; simulators such as Oclgrind are only used when named), `gpu`, or
-`PLATFORM:DEVICE` where each part is an index or a substring of the name. The configuration is checked against the real device's limits before any
-build; a build failure raises `BuildError` carrying the OpenCL log and the source.
+`PLATFORM:DEVICE` where each part is an index or a substring of the name. Its model
+(`device_info`: the limits it reports, lowered where `MDH_DEVICE_LIMITS` names them)
+gives the default configuration, and the configuration is checked against it before
+any build; a build failure raises `BuildError` carrying the OpenCL log and the source.
 
 PoCL 3.1 (Debian 12's) mishandles optimized kernels that hold work-group barriers: its
 parallel-region construction can abort (`ParallelRegion::Verify` / `Create`
@@ -43,13 +45,14 @@ from xdsl.traits import SymbolTable
 
 from mdh_ir.config import Config
 from mdh_ir.constraints import violations
+from mdh_ir.default_config import complete_config
 from mdh_ir.device import DeviceInfo
 from mdh_ir.dialects.lowlevel import BarrierOp, LaunchOp
 from mdh_ir.dialects.mdh import ComputeOp
 from mdh_ir.emit_opencl import opencl_source
 from mdh_ir.emit_opencl.c_names import kernel_name
 from mdh_ir.errors import MDHError
-from mdh_ir.passes.lower_to_opencl import pipeline
+from mdh_ir.passes.lower_to_opencl import lowering
 from mdh_ir.semantics.reference import find_compute
 from mdh_ir.semantics.scalar_eval import numpy_dtype
 
@@ -94,6 +97,19 @@ def select_device(spec: str | None = None):
         available = "; ".join(f"{d.platform.name}: {d.name}" for d in devices) or "none"
         raise DeviceError(f"no OpenCL device matches '{spec}' (available: {available})")
     return found[0]
+
+
+def device_info(device=None) -> DeviceInfo:
+    """The model of `device` (a pyopencl device, or a `select_device` spec) that every
+    configuration is checked against: the limits the device reports, each lowered to
+    the value `$MDH_DEVICE_LIMITS` gives it (`DeviceInfo.limited`)."""
+    if device is None or isinstance(device, str):
+        device = select_device(device)
+    limits = os.environ.get("MDH_DEVICE_LIMITS", "")
+    try:
+        return DeviceInfo.from_cl(device).limited(limits)
+    except ValueError as e:
+        raise DeviceError(f"MDH_DEVICE_LIMITS: {e}") from None
 
 
 @cache
@@ -186,18 +202,19 @@ def known_config(op: ComputeOp, info: DeviceInfo) -> Config | None:
 
 
 def lower(module: ModuleOp, info: DeviceInfo, config: Config | None = None) -> ModuleOp:
-    """A lowered copy of `module`, its configuration checked against `info`."""
+    """A lowered copy of `module`, its configuration completed for `info` and checked
+    against it (what `mdh-default-config` and `mdh-check-config` do for a preset)."""
     lowered = module.clone()
     op = find_compute(lowered)
     if config is not None:
         op.config = config.to_attr()
-    ctx = Context()
-    passes = pipeline(info.kind)
-    passes[0].apply(ctx, lowered)  # mdh-default-config
-    found = violations(op, Config.of(op), info)
+    cfg = complete_config(op, info)
+    op.config = cfg.to_attr()
+    found = violations(op, cfg, info)
     if found:
         raise MDHError(f'mdh.compute "{op.comp_name.data}": {found[0]}', op)
-    for p in passes[1:]:
+    ctx = Context()
+    for p in lowering(info.kind):
         p.apply(ctx, lowered)
     return lowered
 
@@ -207,7 +224,7 @@ class Program:
 
     def __init__(self, module: ModuleOp, device=None, config: Config | None = None):
         self.device = device if device is not None and not isinstance(device, str) else select_device(device)
-        self.info = DeviceInfo.from_cl(self.device)
+        self.info = device_info(self.device)
         self.op: ComputeOp = find_compute(module)
         if config is None and self.op.config is None:
             config = known_config(self.op, self.info)

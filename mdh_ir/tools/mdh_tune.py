@@ -11,9 +11,10 @@ IR with the best configuration in the op's `config`, so `mdh-opt --lower-to-open
 `mdh-run` reproduce the tuned program (a configuration the input already has must be
 valid: it is checked like mdh-run checks it, then replaced). An input that no
 configuration can run (sizes beyond the device's memory or the 32-bit index range) is
-refused before anything is allocated or built. `--compare` runs several techniques on the same
-budget (sharing measured results through the database) and plots their best-so-far
-curves.
+refused before anything is allocated or built. `--compare` runs several techniques, each
+with the same budget and seed from a fresh (in-memory) database, so that none starts
+from another's results, and plots their best-so-far curves; it neither reads nor writes
+`--db`. A plot's last point is the best its run reports (after the final check).
 """
 
 from __future__ import annotations
@@ -24,10 +25,9 @@ from pathlib import Path
 
 from mdh_ir.constraints import input_violations, violations
 from mdh_ir.default_config import complete_config
-from mdh_ir.device import PRESETS, DeviceInfo
 from mdh_ir.dialects.mdh import ComputeOp
 from mdh_ir.errors import MDHError
-from mdh_ir.runtime import select_device
+from mdh_ir.runtime import device_info
 from mdh_ir.tools.context import make_context
 from mdh_ir.tools.diagnostics import diagnose, load_module, the_compute
 from mdh_ir.tools.mdh_run import format_seconds
@@ -101,10 +101,10 @@ def plot(runs: dict[str, Progress], path: str, title: str) -> None:
 def check_input(op: ComputeOp, device: str | None) -> None:
     """Refuse an input that no configuration can run on the device, or whose own
     configuration (completed as mdh-run completes it) breaks a rule."""
-    info = DeviceInfo.from_cl(select_device(device))
+    info = device_info(device)
     found = input_violations(op, info)
     if not found and op.config is not None:
-        found = violations(op, complete_config(op, PRESETS[info.kind]), info)
+        found = violations(op, complete_config(op, info), info)
     if found:
         raise MDHError(f'mdh.compute "{op.comp_name.data}": {found[0]}', op)
 
@@ -115,10 +115,10 @@ def run(args: argparse.Namespace) -> int:
     op = the_compute(module)
     budget = Budget.parse(args.budget)
     check_input(op, args.device)
-    db = Database(args.db or default_path())
     techniques = args.compare.split(",") if args.compare else [args.technique]
     runs: dict[str, Progress] = {}
     for name in techniques:
+        db = Database(":memory:") if args.compare else Database(args.db or default_path())
         bar = ProgressBar(budget, f"{name}: " if args.compare else "")
         tuner = Tuner(module, db, args.device, name, args.seed, args.repeats, args.timeout, bar)
         try:
@@ -128,7 +128,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"== {name}" if args.compare else f"device: {tuner.info.platform} | {tuner.info.name}")
         print(summary(runs[name]))
     if args.plot:
-        plot(runs, args.plot, f'{op.comp_name.data} on {tuner.info.name} ({budget})')
+        each = f"{budget} each, from a fresh database" if args.compare else str(budget)
+        plot(runs, args.plot, f"{op.comp_name.data} on {tuner.info.name} ({each})")
         print(f"plot: {args.plot}")
     best = min(
         (p.best for p in runs.values() if p.best is not None), key=lambda e: e.seconds, default=None
@@ -153,7 +154,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--device", help="cpu, gpu or PLATFORM:DEVICE (default: $MDH_DEVICE or cpu)")
     parser.add_argument("--budget", default="60s", help="e.g. 60s, 2m, 200evals, 60s,200evals")
     parser.add_argument("--technique", default="tpe", choices=TECHNIQUES)
-    parser.add_argument("--compare", help="comma-separated techniques to run one after another")
+    parser.add_argument(
+        "--compare", help="comma-separated techniques, each run with the budget from a fresh database"
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--db", help="tuning database file")
     parser.add_argument("--repeats", type=int, default=10, help="timed runs per candidate")

@@ -37,7 +37,7 @@ from xdsl.parser import Parser
 from mdh_ir.config import Config
 from mdh_ir.default_config import default_config
 from mdh_ir.device import DeviceInfo
-from mdh_ir.runtime import select_device
+from mdh_ir.runtime import device_info
 from mdh_ir.semantics.compare import reference_outputs
 from mdh_ir.semantics.reference import find_compute, random_inputs
 from mdh_ir.tools.context import make_context
@@ -88,7 +88,8 @@ class Progress:
     best: Evaluation | None = None
     default: Evaluation | None = None
     history: list[tuple[int, float, float | None]] = field(default_factory=list)
-    """(evaluations, elapsed seconds, best time so far) after each evaluation."""
+    """(evaluations, elapsed seconds, best time so far) after each evaluation, and after
+    the final check (`Tuner.confirm`): the last point is the best the run reports."""
 
     def eta(self, budget: Budget) -> float | None:
         left = []
@@ -122,7 +123,7 @@ class Tuner:
         self.op = find_compute(module)
         self.db = db
         self.device = device
-        self.info = DeviceInfo.from_cl(select_device(device))
+        self.info = device_info(device)
         self.technique = make_technique(technique, seed)
         self.seed = seed
         self.repeats, self.timeout, self.worker = repeats, timeout, worker
@@ -228,6 +229,7 @@ class Tuner:
             self.db.confirm(self.key, self.info.key, config, seconds)
         progress.default = replace(default, seconds=retimed[default.config], confirmed=True)
         progress.best = self.db.best(self.key, self.info.key)
+        progress.history.append((progress.evaluations, progress.elapsed, progress.best.seconds))  # type: ignore
         self.on_progress(progress)
 
 

@@ -1,5 +1,6 @@
-// Rule local-memory: a 256 x 1024 f32 tile cached in local memory is 1 MiB (CPU devices: 512 KiB).
-// EXPECT: 9:3: mdh.compute "mv": configuration breaks rule 'local-memory': 1048576 bytes > device limit 524288
+// Rule local-memory: a 256 x 1024 f32 tile cached in local memory is 1 MiB (the cpu preset: 512 KiB).
+// NEEDS: local_mem 1048576
+// EXPECT: 10:3: mdh.compute "mv": configuration breaks rule 'local-memory': 1048576 bytes > device limit {local_mem} ({model})
 // EXPECT-OPT: ok
 func.func @mul(%a: f32, %b: f32) -> f32 {
   %r = arith.mulf %a, %b : f32

@@ -1,5 +1,6 @@
 // Rule private-memory: a 128 x 256 private tile cached in private memory.
-// EXPECT: 9:3: mdh.compute "mv": configuration breaks rule 'private-memory': 32896 elements > budget 16384
+// NEEDS: private_elems 32896
+// EXPECT: 10:3: mdh.compute "mv": configuration breaks rule 'private-memory': 32896 elements > budget {private_elems} ({model})
 // EXPECT-OPT: ok
 func.func @mul(%a: f32, %b: f32) -> f32 {
   %r = arith.mulf %a, %b : f32

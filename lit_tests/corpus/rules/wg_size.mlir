@@ -1,5 +1,6 @@
 // Rule wg-size: 8192 work-items per work-group (CPU devices allow 4096).
-// EXPECT: 9:3: mdh.compute "mv": configuration breaks rule 'wg-size': 8192 work-items per work-group > device limit 4096
+// NEEDS: max_wg_size 8192
+// EXPECT: 10:3: mdh.compute "mv": configuration breaks rule 'wg-size': 8192 work-items per work-group > device limit {max_wg_size} ({model})
 // EXPECT-OPT: ok
 func.func @mul(%a: f32, %b: f32) -> f32 {
   %r = arith.mulf %a, %b : f32

@@ -1,6 +1,7 @@
 // Three 46000 x 46000 f64 matrices (about 51 GB) exceed any device's memory while
 // every buffer stays below 2^31 elements.
-// EXPECT: 10:3: mdh.compute "mm": configuration breaks rule 'global-memory': buffers of 50784000000 bytes > device global memory
+// NEEDS: global_mem 50784000000
+// EXPECT: 11:3: mdh.compute "mm": configuration breaks rule 'global-memory': buffers of 50784000000 bytes > device global memory {global_mem} ({model})
 // EXPECT-OPT: ok
 func.func @mul(%a: f64, %b: f64) -> f64 {
   %r = arith.mulf %a, %b : f64

@@ -1,0 +1,46 @@
+"""An evaluation worker whose timer the tests control (tests only).
+
+Run as `python -m tests.timed_worker FD`: candidates are built, run and checked as by
+the real worker, but every run of a program takes `fake_seconds` of it: 1 ms for the
+device's default configuration, 0.1 to 0.9 ms for any other (a fixed function of its
+text). A test can then assert what the tuner makes of times without asserting which
+of two real timings wins.
+"""
+
+import sys
+import zlib
+from multiprocessing.connection import Connection
+
+import mdh_ir.runtime
+from mdh_ir.default_config import default_config
+from mdh_ir.tuning import evaluate
+
+real_compile = mdh_ir.runtime.compile_module
+
+
+def fake_seconds(program) -> float:
+    if program.config == default_config(program.op, program.info):
+        return 1e-3
+    return 1e-4 * (1 + zlib.crc32(str(program.config.to_attr()).encode()) % 9)
+
+
+class TimedProgram:
+    def __init__(self, program):
+        self.program = program
+
+    def upload(self, inputs):
+        return self.program.upload(inputs)
+
+    def run(self, inputs, repeats=1, flush_bytes=0):
+        outputs, _ = self.program.run(inputs)
+        return outputs, [fake_seconds(self.program)] * repeats
+
+
+def timed_compile(module, device=None, config=None):
+    return TimedProgram(real_compile(module, device, config))
+
+
+mdh_ir.runtime.compile_module = timed_compile
+
+if __name__ == "__main__":
+    evaluate._serve(Connection(int(sys.argv[1])))
