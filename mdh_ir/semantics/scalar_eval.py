@@ -1,7 +1,7 @@
 """Evaluate scalar `func.func` bodies (arith/math ops) element-wise on numpy arrays.
 
 Scalar and combine functions of `mdh.compute` are single-block functions of arith and
-math ops. `FuncEvaluator(module).call(name, args)` runs one on numpy arrays that
+math ops (`mdh_ir.dialects.scalar_ops`). `FuncEvaluator(module).call(name, args)` runs one on numpy arrays that
 broadcast against each other, so one call evaluates the function at every point of an
 iteration space at once. With `promote=True`, f32 values are computed in f64 (the
 float64 oracle of the tests); integers always keep their declared width.
@@ -51,11 +51,13 @@ def _div_trunc(a, b):
     return q + fix
 
 
+def _as_unsigned(a: np.ndarray) -> np.ndarray:
+    return a.astype(a.dtype.str.replace("i", "u"))
+
+
 def _unsigned(f):
     def g(a, b):
-        ua = a.astype(a.dtype.str.replace("i", "u"))
-        ub = b.astype(b.dtype.str.replace("i", "u"))
-        return f(ua, ub).astype(a.dtype)
+        return f(_as_unsigned(a), _as_unsigned(b)).astype(a.dtype)
 
     return g
 
@@ -104,6 +106,7 @@ _UNARY: dict[type[Operation], Callable] = {
     math.RsqrtOp: lambda x: 1 / np.sqrt(x),
     math.AbsFOp: np.abs,
     math.AbsIOp: np.abs,
+    math.CtPopOp: lambda x: np.bitwise_count(_as_unsigned(x)),
     math.SinOp: np.sin,
     math.CosOp: np.cos,
     math.TanOp: np.tan,
