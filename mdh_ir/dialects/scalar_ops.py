@@ -60,6 +60,11 @@ I1_OPERANDS: frozenset[type[Operation]] = frozenset(
 )
 """The ops that may take an i1 operand."""
 
+I1_RESULTS: frozenset[type[Operation]] = frozenset(
+    COMPARES + LOGIC + (arith.SelectOp, arith.TruncIOp, arith.ConstantOp)
+)
+"""The ops that may give an i1."""
+
 I1 = IntegerType(1)
 
 
@@ -79,6 +84,8 @@ def op_problem(op: Operation) -> str | None:
             return f"{op.name} on {v.type} (values are f32, f64, i1, i32, i64 or index)"
     if type(op) not in I1_OPERANDS and any(v.type == I1 for v in op.operands):
         return f"{op.name} takes an i1 (an i1 is only selected on, combined by andi/ori/xori or converted)"
+    if type(op) not in I1_RESULTS and any(v.type == I1 for v in op.results):
+        return f"{op.name} gives an i1 (only compares, andi/ori/xori, select and trunci do)"
     return None
 
 

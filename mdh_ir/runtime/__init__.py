@@ -185,7 +185,9 @@ def known_config(op: ComputeOp, info: DeviceInfo) -> Config | None:
 
 
 def lower(module: ModuleOp, info: DeviceInfo, config: Config | None = None) -> ModuleOp:
-    """A lowered copy of `module`, its configuration checked against `info`."""
+    """A lowered copy of `module`, its configuration checked against `info`, verified
+    as `mdh-opt --lower-to-opencl` verifies it (IR the printer happens to accept is no
+    excuse)."""
     lowered = module.clone()
     op = find_compute(lowered)
     if config is not None:
@@ -198,6 +200,7 @@ def lower(module: ModuleOp, info: DeviceInfo, config: Config | None = None) -> M
         raise MDHError(f'mdh.compute "{op.comp_name.data}": {found[0]}', op)
     for p in passes[1:]:
         p.apply(ctx, lowered)
+    lowered.verify()
     return lowered
 
 

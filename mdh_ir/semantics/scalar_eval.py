@@ -133,11 +133,26 @@ _CASTS = (
 _SIGNED_FROM_BOOL = (arith.SIToFPOp, arith.ExtSIOp)
 """An i1 true is -1 to a signed extension, 1 to an unsigned one."""
 
+def _unordered(f):
+    return lambda a, b: ~f(a, b)
+
+
+def _ordered_ne(a, b):
+    return (a < b) | (a > b)
+
+
 _CMPF: dict[str, Callable] = {
+    "false": lambda a, b: np.zeros(np.broadcast(a, b).shape, np.bool_),
     "oeq": np.equal, "ogt": np.greater, "oge": np.greater_equal, "olt": np.less,
-    "ole": np.less_equal, "one": np.not_equal, "ueq": np.equal, "ugt": np.greater,
-    "uge": np.greater_equal, "ult": np.less, "ule": np.less_equal, "une": np.not_equal,
+    "ole": np.less_equal, "one": _ordered_ne,
+    "ord": lambda a, b: ~(np.isnan(a) | np.isnan(b)),
+    "ueq": _unordered(_ordered_ne), "ugt": _unordered(np.less_equal),
+    "uge": _unordered(np.less), "ult": _unordered(np.greater_equal),
+    "ule": _unordered(np.greater), "une": np.not_equal,
+    "uno": lambda a, b: np.isnan(a) | np.isnan(b),
+    "true": lambda a, b: np.ones(np.broadcast(a, b).shape, np.bool_),
 }  # fmt: skip
+"""The ordered predicates are false where an operand is NaN, the unordered ones true."""
 
 _CMPI: dict[str, Callable] = {
     "eq": np.equal, "ne": np.not_equal, "slt": np.less, "sle": np.less_equal,
@@ -184,6 +199,8 @@ class FuncEvaluator:
                 return [-args[0].astype(np.int64)]
             if isinstance(op, arith.TruncIOp) and op.results[0].type == IntegerType(1):
                 return [(args[0] & 1).astype(np.bool_)]
+            if isinstance(op, arith.UIToFPOp | arith.ExtUIOp) and args[0].dtype != np.bool_:
+                return [_as_unsigned(args[0])]
             return [args[0]]
         if isinstance(op, arith.ConstantOp):
             value = op.value
