@@ -14,6 +14,7 @@ shift amounts, logarithms), `c` equals `a` at some points (the equality predicat
 from __future__ import annotations
 
 import itertools
+from functools import cache
 
 import numpy as np
 import pytest
@@ -148,6 +149,7 @@ def all_cases() -> list[Case]:
 CASES = all_cases()
 CHUNKS = 2
 """Computations the cases are spread over (a kernel takes at most 128 buffers on PoCL)."""
+COMBINES = {"cc": cc, "pw": pw("add"), "ps": ps("add")}
 
 
 def scalar_function(name: str, cases: list[Case]) -> func.FuncOp:
@@ -158,16 +160,20 @@ def scalar_function(name: str, cases: list[Case]) -> func.FuncOp:
     return trace_function(name, [f32] * 3 + [i32] * 3, body, [c.home for c in cases])
 
 
-def ops_module(combine, cases: list[Case]) -> ModuleOp:
-    """`cases` in one computation over i (combined by `combine`) and j (cc)."""
-    view = "i, j" if combine.kind != "pw" else "j"
+@cache
+def ops_module(combine: str, chunk: int) -> ModuleOp:
+    """A share of the cases in one computation over i (combined by `combine`) and j
+    (cc)."""
+    cases = CASES[chunk::CHUNKS]
+    spec = COMBINES[combine]
+    view = "i, j" if spec.kind != "pw" else "j"
     module = compute_module(
         "ops",
         sizes={"i": ROWS, "j": COLUMNS},
         inputs=[Input(k + str(t), t, "i, j") for t in (f32, i32) for k in "abc"],
         outputs=[Output(f"r{n}", c.home, view) for n, c in enumerate(cases)],
         scalar=lambda *args: [args[0] if c.home == f32 else args[3] for c in cases],
-        combine=[combine, cc],
+        combine=[spec, cc],
     )
     placeholder = SymbolTable.lookup_symbol(module, "ops_f")
     assert isinstance(placeholder, func.FuncOp)
@@ -189,15 +195,13 @@ def inputs(seed: int = 0) -> list[np.ndarray]:
     return [a, b, c, ai, bi, ci]
 
 
-COMBINES = {"cc": cc, "pw": pw("add"), "ps": ps("add")}
-
-
 def config(module: ModuleOp, lanes: int) -> Config:
-    """All of the space in one work-item, j innermost and `lanes` wide."""
+    """One work-group; each work-item takes `lanes` columns, j innermost (few
+    iterations a work-item keep PoCL's builds short)."""
     op = find_compute(module)
     n = len(op.inputs)
     return Config(
-        num_wg=(1, 1), num_wi=(1, 1), lt_size=(ROWS, COLUMNS), pt_size=(ROWS, COLUMNS),
+        num_wg=(1, 1), num_wi=(1, COLUMNS // lanes), lt_size=(ROWS, COLUMNS), pt_size=(ROWS, lanes),
         inp_mem=(("glb",) * n, ("glb",) * n), res_mem=("prv",) * len(op.outputs),
         ocl_dim=((0, 1), (0, 1)), buf_layout=(((0, 1),) * n, ((0, 1),) * n),
         loop_order=((0, 1), (0, 1)), vector_width=lanes,
@@ -205,7 +209,7 @@ def config(module: ModuleOp, lanes: int) -> Config:
 
 
 def test_every_op_is_generated() -> None:
-    held = {type(op) for chunk in range(CHUNKS) for op in ops_module(cc, CASES[chunk::CHUNKS]).walk()}
+    held = {type(op) for chunk in range(CHUNKS) for op in ops_module("cc", chunk).walk()}
     missing = sorted(k.name for k in scalar_ops.SCALAR_OPS - held)
     assert not missing, f"no generated case holds {missing}"
 
@@ -214,5 +218,5 @@ def test_every_op_is_generated() -> None:
 @pytest.mark.parametrize("lanes", WIDTHS)
 @pytest.mark.parametrize("combine", COMBINES)
 def test_scalar_ops(combine: str, lanes: int, chunk: int) -> None:
-    module = ops_module(COMBINES[combine], CASES[chunk::CHUNKS])
+    module = ops_module(combine, chunk)
     run_and_check(module, inputs(), config(module, lanes))
