@@ -37,10 +37,10 @@
 // CHECK-NEXT:    }
 // CHECK-NEXT:    barrier(CLK_LOCAL_MEM_FENCE);
 // CHECK-NEXT:    const int [[T1:v[0-9]+]] = [[SIZE]] + 3;
-// CHECK-NEXT:    const int [[CH:v[0-9]+]] = (int)((uint)[[T1]] / (uint)4);
+// CHECK-NEXT:    const int [[CH:v[0-9]+]] = as_int(as_uint([[T1]]) / as_uint(4));
 // CHECK-NEXT:    const int [[T2:v[0-9]+]] = [[CH]] - [[WI]];
 // CHECK-NEXT:    const int [[T3:v[0-9]+]] = [[T2]] + 3;
-// CHECK-NEXT:    const int [[TRIPS:v[0-9]+]] = (int)((uint)[[T3]] / (uint)4);
+// CHECK-NEXT:    const int [[TRIPS:v[0-9]+]] = as_int(as_uint([[T3]]) / as_uint(4));
 // CHECK-NEXT:    for (int [[P:v[0-9]+]] = 0; [[P]] < [[TRIPS]]; [[P]] += 1) {
 // CHECK:           const int [[PS:v[0-9]+]] = [[OFF]] + v{{[0-9]+}};
 // CHECK-NEXT:      const int [[PR:v[0-9]+]] = [[SIZE]] - v{{[0-9]+}};
