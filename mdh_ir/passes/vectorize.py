@@ -8,7 +8,9 @@ elements at a time and its body computes on N-lane vectors:
   consecutive elements; other reads stay scalar and are broadcast where a vector needs
   them;
 - the scalar and combine functions are called in vector versions (`@f_vN`, the same
-  body on vector types);
+  body on vector types; an i1 lane becomes an OpenCL mask, -1 or 0 in an integer of the
+  compared values' width: compares, selects and casts become `lowlevel.mask_compare`,
+  `mask_select` and `convert`, and masks are converted where widths meet);
 - the accumulator (a private array whose last axis is that loop) is re-allocated with
   N-lane vector elements and read and written one vector at a time; the scalar code
   around the loop (fill, flush) uses a `lowlevel.view` of it as scalars, so it keeps
