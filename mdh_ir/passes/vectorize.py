@@ -215,7 +215,8 @@ class Vectorizer:
         """The vector form of a compare, select, cast, or logic op on i1: an i1 lane is
         an OpenCL mask (-1 or 0 in an integer of the width it was compared at)."""
         if isinstance(op, arith.CmpfOp | arith.CmpiOp):
-            names = arith.CMPF_COMPARISON_OPERATIONS if isinstance(op, arith.CmpfOp) else arith.CMPI_COMPARISON_OPERATIONS
+            floats = isinstance(op, arith.CmpfOp)
+            names = arith.CMPF_COMPARISON_OPERATIONS if floats else arith.CMPI_COMPARISON_OPERATIONS
             return MaskCompareOp(names[op.predicate.value.data], *operands)
         if isinstance(op, arith.SelectOp):
             cond, lhs, rhs = operands

@@ -1,10 +1,11 @@
 """Evaluate scalar `func.func` bodies (arith/math ops) element-wise on numpy arrays.
 
 Scalar and combine functions of `mdh.compute` are single-block functions of arith and
-math ops (`mdh_ir.dialects.scalar_ops`). `FuncEvaluator(module).call(name, args)` runs one on numpy arrays that
-broadcast against each other, so one call evaluates the function at every point of an
-iteration space at once. With `promote=True`, f32 values are computed in f64 (the
-float64 oracle of the tests); integers always keep their declared width.
+math ops (`mdh_ir.dialects.scalar_ops`). `FuncEvaluator(module).call(name, args)` runs
+one on numpy arrays that broadcast against each other, so one call evaluates the
+function at every point of an iteration space at once. With `promote=True`, f32 values
+are computed in f64 (the float64 oracle of the tests); integers always keep their
+declared width.
 """
 
 from __future__ import annotations
