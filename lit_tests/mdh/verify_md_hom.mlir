@@ -292,4 +292,76 @@ func.func @mv(%M: memref<8x4xf32>, %v: memref<4xf32>) -> memref<8x4xf32> {
   func.return %w : memref<8x4xf32>
 }
 
+// -----
+
+func.func @relu(%x: f32) -> f32 {
+  %z = arith.constant 0.0 : f32
+  %c = arith.cmpf ogt, %x, %z : f32
+  %r = scf.if %c -> (f32) {
+    scf.yield %x : f32
+  } else {
+    scf.yield %z : f32
+  }
+  func.return %r : f32
+}
+func.func @act(%x: memref<16xf32>) -> memref<16xf32> {
+  // CHECK-NEXT: {{.*}}verify_md_hom.mlir:[[# @LINE + 1]]:3: error: mdh.compute "act": md_hom: @relu: scf.if is not a scalar op (arith and math ops, func.call; no regions)
+  %y = mdh.compute "act"
+    {inp_view = [[affine_map<(i) -> (i)>]],
+     md_hom = {scalar_func = @relu, combine_ops = ["cc"]},
+     out_view = [[affine_map<(i) -> (i)>]]}
+    {inp_types = [f32], mda_size = [16], out_types = [f32]}
+    (%x) : (memref<16xf32>) -> memref<16xf32>
+  func.return %y : memref<16xf32>
+}
+
+// -----
+
+func.func @count(%x: f32) -> i32 {
+  %z = arith.constant 0.0 : f32
+  %c = arith.cmpf ogt, %x, %z : f32
+  %r = func.call @widen(%c) : (i1) -> i32
+  func.return %r : i32
+}
+func.func @widen(%c: i1) -> i32 {
+  %r = arith.extui %c : i1 to i32
+  %s = arith.addi %r, %r : i32
+  %t = arith.addi %c, %c : i1
+  func.return %s : i32
+}
+func.func @positive(%x: memref<16xf32>) -> memref<16xi32> {
+  // CHECK-NEXT: {{.*}}verify_md_hom.mlir:[[# @LINE + 1]]:3: error: mdh.compute "positive": md_hom: @count: func.call takes an i1 (an i1 is only selected on, combined by andi/ori/xori or converted)
+  %y = mdh.compute "positive"
+    {inp_view = [[affine_map<(i) -> (i)>]],
+     md_hom = {scalar_func = @count, combine_ops = ["cc"]},
+     out_view = [[affine_map<(i) -> (i)>]]}
+    {inp_types = [f32], mda_size = [16], out_types = [i32]}
+    (%x) : (memref<16xf32>) -> memref<16xi32>
+  func.return %y : memref<16xi32>
+}
+
+// -----
+
+func.func @count(%x: f32) -> i32 {
+  %r = func.call @ones(%x) : (f32) -> i32
+  func.return %r : i32
+}
+func.func @ones(%x: f32) -> i32 {
+  %i = arith.fptosi %x : f32 to i32
+  %b = arith.trunci %i : i32 to i1
+  %t = arith.addi %b, %b : i1
+  %r = arith.extui %t : i1 to i32
+  func.return %r : i32
+}
+func.func @odd(%x: memref<16xf32>) -> memref<16xi32> {
+  // CHECK-NEXT: {{.*}}verify_md_hom.mlir:[[# @LINE + 1]]:3: error: mdh.compute "odd": md_hom: @ones: arith.addi takes an i1 (an i1 is only selected on, combined by andi/ori/xori or converted)
+  %y = mdh.compute "odd"
+    {inp_view = [[affine_map<(i) -> (i)>]],
+     md_hom = {scalar_func = @count, combine_ops = ["cc"]},
+     out_view = [[affine_map<(i) -> (i)>]]}
+    {inp_types = [f32], mda_size = [16], out_types = [i32]}
+    (%x) : (memref<16xf32>) -> memref<16xi32>
+  func.return %y : memref<16xi32>
+}
+
 // CHECK-NOT: {{.*}}Traceback{{.*}}

@@ -1,4 +1,5 @@
 // RUN: mdh-opt %s --lower-to-opencl | filecheck %s
+// RUN: mdh-opt %s --lower-to-opencl | filecheck %s --check-prefix=MASK
 
 // Vector code as OpenCL: vector types, aligned vector reads and writes through floatN
 // pointers (vloadN / vstoreN where unaligned: passes/lowlevel-align-vectors.mlir),
@@ -131,3 +132,34 @@ func.func @batched(%A: memref<8x24x24xf32>, %B: memref<24x16xf32>) -> memref<8x2
 // CHECK-NEXT:        for (int [[KT:v[0-9]+]] = 0; [[KT]] < 24; [[KT]] += 1) {
 // CHECK-NEXT:          #pragma unroll
 // CHECK-NEXT:          for (int [[RT:v[0-9]+]] = 0; [[RT]] < 4; [[RT]] += 1) {
+
+// relu through a compare at f64, plus the compare's truth as 1.0: on 4 lanes the compare
+// gives an i64 mask, narrowed to select f32 lanes, and its truth is the mask and 1.
+func.func @relu_plus(%x: f32) -> f32 {
+  %z = arith.constant 0.0 : f64
+  %w = arith.extf %x : f32 to f64
+  %c = arith.cmpf ogt, %w, %z : f64
+  %zero = arith.constant 0.0 : f32
+  %r = arith.select %c, %x, %zero : f32
+  %one = arith.uitofp %c : i1 to f32
+  %s = arith.addf %r, %one : f32
+  func.return %s : f32
+}
+func.func @act(%x: memref<2x8xf32>) -> memref<2x8xf32> {
+  %y = mdh.compute "act"
+    {inp_view = [[affine_map<(i, j) -> (i, j)>]],
+     md_hom = {scalar_func = @relu_plus, combine_ops = ["cc", "cc"]},
+     out_view = [[affine_map<(i, j) -> (i, j)>]]}
+    {inp_types = [f32], mda_size = [2, 8], out_types = [f32],
+     config = #mdh.config<num_wg = [2, 1], num_wi = [1, 1], lt_size = [1, 8], pt_size = [1, 8],
+                          vector_width = 4>}
+    (%x) : (memref<2x8xf32>) -> memref<2x8xf32>
+  func.return %y : memref<2x8xf32>
+}
+
+// MASK-LABEL: static float4 mdh_relu_plus_v4(float4 {{v[0-9]+}}) {
+// MASK:         const long4 [[C:v[0-9]+]] = {{v[0-9]+}} > {{v[0-9]+}};
+// MASK:         const int4 [[C32:v[0-9]+]] = convert_int4([[C]]);
+// MASK-NEXT:    const float4 {{v[0-9]+}} = select({{v[0-9]+}}, {{v[0-9]+}}, [[C32]]);
+// MASK:         const long4 [[BIT:v[0-9]+]] = [[C]] & {{v[0-9]+}};
+// MASK-NEXT:    const float4 {{v[0-9]+}} = convert_float4([[BIT]]);

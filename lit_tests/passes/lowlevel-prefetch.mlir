@@ -86,7 +86,7 @@
 // CL-DAG:       __local float [[A2:v[0-9]+]][128] __attribute__((aligned(16)));
 // CL-DAG:       __local float [[B2:v[0-9]+]][128] __attribute__((aligned(16)));
 // CL:           for (int [[STEP:v[0-9]+]] = 0; [[STEP]] < 8; [[STEP]] += 1) {
-// CL:             const int [[P:v[0-9]+]] = (int)((uint)[[STEP]] % (uint)2);
+// CL:             const int [[P:v[0-9]+]] = as_int(as_uint([[STEP]]) % as_uint(2));
 // CL-NEXT:        __local float* [[BS:v[0-9]+]] = [[B2]] + [[P]] * 64;
 // CL-NEXT:        __local float* [[AS:v[0-9]+]] = [[A2]] + [[P]] * 64;
 // CL:               *(__local float4*)([[BS]] + {{.*}}) =

@@ -154,3 +154,39 @@ func.func @maxvec(%M: memref<8x64xf32>, %v: memref<64xf32>) -> memref<8xf32> {
 // CHECK-NEXT:    [[M23:%[0-9]+]] = func.call @max([[L2]], [[L3]])
 // CHECK-NEXT:    [[M:%[0-9]+]] = func.call @max([[M01]], [[M23]])
 // CHECK-NEXT:    memref.store [[M]], [[OUT]]
+
+// relu through a compare at f64, plus the compare's truth as 1.0: on 4 lanes the compare
+// gives an i64 mask, narrowed to select f32 lanes, and its truth is the mask and 1.
+func.func @relu_plus(%x: f32) -> f32 {
+  %z = arith.constant 0.0 : f64
+  %w = arith.extf %x : f32 to f64
+  %c = arith.cmpf ogt, %w, %z : f64
+  %zero = arith.constant 0.0 : f32
+  %r = arith.select %c, %x, %zero : f32
+  %one = arith.uitofp %c : i1 to f32
+  %s = arith.addf %r, %one : f32
+  func.return %s : f32
+}
+func.func @act(%x: memref<2x8xf32>) -> memref<2x8xf32> {
+  %y = mdh.compute "act"
+    {inp_view = [[affine_map<(i, j) -> (i, j)>]],
+     md_hom = {scalar_func = @relu_plus, combine_ops = ["cc", "cc"]},
+     out_view = [[affine_map<(i, j) -> (i, j)>]]}
+    {inp_types = [f32], mda_size = [2, 8], out_types = [f32],
+     config = #mdh.config<num_wg = [2, 1], num_wi = [1, 1], lt_size = [1, 8], pt_size = [1, 8],
+                          vector_width = 4>}
+    (%x) : (memref<2x8xf32>) -> memref<2x8xf32>
+  func.return %y : memref<2x8xf32>
+}
+
+// CHECK-LABEL: func.func @relu_plus_v4(
+// CHECK-SAME:      [[X:%[0-9]+]]: vector<4xf32>) -> vector<4xf32> {
+// CHECK:         [[W:%[0-9]+]] = lowlevel.convert [[X]] : vector<4xf32> to vector<4xf64>
+// CHECK:         [[C:%[0-9]+]] = lowlevel.mask_compare "ogt", [[W]], {{%[0-9]+}} : vector<4xf64> to vector<4xi64>
+// CHECK:         [[C32:%[0-9]+]] = lowlevel.convert [[C]] : vector<4xi64> to vector<4xi32>
+// CHECK-NEXT:    [[R:%[0-9]+]] = lowlevel.mask_select [[C32]], [[X]], {{%[0-9]+}} : vector<4xi32>, vector<4xf32>
+// CHECK:         [[ONES:%[0-9]+]] = vector.broadcast {{%[0-9]+}} : i64 to vector<4xi64>
+// CHECK-NEXT:    [[BIT:%[0-9]+]] = arith.andi [[C]], [[ONES]] : vector<4xi64>
+// CHECK-NEXT:    [[ONE:%[0-9]+]] = lowlevel.convert [[BIT]] : vector<4xi64> to vector<4xf32>
+// CHECK-NEXT:    [[S:%[0-9]+]] = arith.addf [[R]], [[ONE]] : vector<4xf32>
+// CHECK-NEXT:    func.return [[S]] : vector<4xf32>

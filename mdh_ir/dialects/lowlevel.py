@@ -12,6 +12,9 @@ ops step by step (DESIGN.md section 5):
 - `mdh-place-combine`: `fill`, and accumulation spelled out with memref/arith/scf; for
   the last work-group's combine, `atomic_inc`, `fence` and a barrier on global memory
   (and, in the host function, a `fill` of the counter);
+- `mdh-vectorize`: `view` (an accumulator of vector elements seen as scalars), and for
+  the vector versions of scalar functions `mask_compare`, `mask_select` and `convert`
+  (xDSL's arith compares, select and casts take scalars only);
 - `lowlevel-prefetch`: the `staged` halves of a `copy`, `slot` (one of a local tile's two
   buffers).
 
@@ -27,7 +30,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import ClassVar
 
+from xdsl.dialects import arith
 from xdsl.dialects.builtin import (
     I32,
     I64,
@@ -39,6 +44,7 @@ from xdsl.dialects.builtin import (
     FunctionType,
     IndexType,
     IntegerAttr,
+    IntegerType,
     MemRefType,
     StringAttr,
     SymbolRefAttr,
@@ -50,6 +56,8 @@ from xdsl.ir import Attribute, Block, Dialect, Region, SSAValue
 from xdsl.irdl import (
     AttrSizedOperandSegments,
     IRDLOperation,
+    VarConstraint,
+    base,
     irdl_op_definition,
     operand_def,
     opt_operand_def,
@@ -480,6 +488,105 @@ def memref_bytes(t: MemRefType) -> int:
     return count * lanes * width // 8
 
 
+def bit_width(t: Attribute) -> int:
+    """The bits of a scalar type as the OpenCL code holds it (index is a 32-bit `int`)."""
+    if isinstance(t, IndexType):
+        return 32
+    return t.width.data if isinstance(t, IntegerType) else t.bitwidth  # type: ignore[attr-defined]
+
+
+def mask_type(t: VectorType) -> VectorType:
+    """The OpenCL mask of a comparison of `t`'s lanes: integers of the lanes' width."""
+    return VectorType(IntegerType(bit_width(t.element_type)), t.get_shape())
+
+
+@irdl_op_definition
+class MaskCompareOp(IRDLOperation):
+    """`arith.cmpf` or `arith.cmpi` (by the operands' element type) lane by lane, as an
+    OpenCL mask (`mask_type`): -1 in the lanes where `predicate` holds, else 0."""
+
+    name = "lowlevel.mask_compare"
+    T: ClassVar = VarConstraint("T", base(VectorType))
+    predicate = prop_def(StringAttr)
+    lhs = operand_def(T)
+    rhs = operand_def(T)
+    result = result_def(VectorType)
+    traits = traits_def(Pure())
+    assembly_format = "$predicate `,` $lhs `,` $rhs attr-dict `:` type($lhs) `to` type($result)"
+
+    def __init__(self, predicate: str, lhs: SSAValue, rhs: SSAValue):
+        assert isinstance(lhs.type, VectorType)
+        super().__init__(
+            operands=[lhs, rhs],
+            result_types=[mask_type(lhs.type)],
+            properties={"predicate": StringAttr(predicate)},
+        )
+
+    def verify_(self) -> None:
+        t = self.lhs.type
+        assert isinstance(t, VectorType)
+        if self.result.type != mask_type(t):
+            raise VerifyException(f"the result of comparing {t} is {mask_type(t)}")
+        floats = not isinstance(t.element_type, IntegerType | IndexType)
+        names = arith.CMPF_COMPARISON_OPERATIONS if floats else arith.CMPI_COMPARISON_OPERATIONS
+        if self.predicate.data not in names:
+            raise VerifyException(f'unknown predicate "{self.predicate.data}" for {t}')
+
+
+@irdl_op_definition
+class MaskSelectOp(IRDLOperation):
+    """`arith.select` lane by lane: `true_value` in the lanes where `mask` (of
+    `mask_type`) is -1, else `false_value`."""
+
+    name = "lowlevel.mask_select"
+    T: ClassVar = VarConstraint("T", base(VectorType))
+    mask = operand_def(VectorType)
+    true_value = operand_def(T)
+    false_value = operand_def(T)
+    result = result_def(T)
+    traits = traits_def(Pure())
+    assembly_format = (
+        "$mask `,` $true_value `,` $false_value attr-dict `:` type($mask) `,` type($result)"
+    )
+
+    def __init__(self, mask: SSAValue, true_value: SSAValue, false_value: SSAValue):
+        super().__init__(operands=[mask, true_value, false_value], result_types=[true_value.type])
+
+    def verify_(self) -> None:
+        t = self.result.type
+        assert isinstance(t, VectorType)
+        if self.mask.type != mask_type(t):
+            raise VerifyException(f"the mask selecting {t} is {mask_type(t)}")
+
+
+@irdl_op_definition
+class ConvertOp(IRDLOperation):
+    """The arith casts lane by lane: each lane converted as a number to the result's
+    element type (integers read as unsigned with `unsigned`)."""
+
+    name = "lowlevel.convert"
+    input = operand_def(VectorType)
+    result = result_def(VectorType)
+    unsigned = opt_prop_def(UnitAttr)
+    traits = traits_def(Pure())
+    assembly_format = "(`unsigned` $unsigned^)? $input attr-dict `:` type($input) `to` type($result)"
+
+    def __init__(self, input: SSAValue, result_type: VectorType, unsigned: bool = False):
+        super().__init__(
+            operands=[input],
+            result_types=[result_type],
+            properties={"unsigned": UnitAttr()} if unsigned else {},
+        )
+
+    def verify_(self) -> None:
+        src, dst = self.input.type, self.result.type
+        assert isinstance(src, VectorType) and isinstance(dst, VectorType)
+        if src.get_shape() != dst.get_shape():
+            raise VerifyException("a conversion keeps the number of lanes")
+        if IntegerType(1) in (src.element_type, dst.element_type):
+            raise VerifyException("lanes of i1 have no OpenCL type (use a mask)")
+
+
 @irdl_op_definition
 class FillOp(IRDLOperation):
     """Store `value` into every element of `dest`."""
@@ -647,6 +754,9 @@ LowLevel = Dialect(
         CopyOp,
         ViewOp,
         SlotOp,
+        MaskCompareOp,
+        MaskSelectOp,
+        ConvertOp,
         FillOp,
         BarrierOp,
         FenceOp,

@@ -15,6 +15,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     SymbolRefAttr,
 )
+from xdsl.dialects.func import CallOp
 from xdsl.ir import Attribute
 from xdsl.utils.exceptions import VerifyException
 
@@ -27,6 +28,7 @@ from mdh_ir.dialects.mdh import (
     index_args_allowed,
     is_scalar_type,
 )
+from mdh_ir.dialects.scalar_ops import function_problem
 
 
 class _Checker:
@@ -48,6 +50,7 @@ class _Checker:
         self.check_output_views(sizes, combines)
         self.check_scalar_func()
         self.check_combine_funcs(combines)
+        self.check_bodies(combines)
         if op.config is not None:
             from mdh_ir.config import Config, ConfigError
 
@@ -253,6 +256,26 @@ class _Checker:
                     "md_hom",
                     f"combine function @{c.func} must have type ({sig}, {sig}) -> ({sig})",
                 )
+
+    def check_bodies(self, combines: list[Combine]) -> None:
+        """The scalar and combine functions, and the functions they call, hold only
+        scalar ops (`scalar_ops.SCALAR_OPS`)."""
+        op = self.op
+        if op.parent_op() is None:
+            return
+        names = [op.scalar_func] + [c.func for c in combines if c.kind != "cc" and not c.builtin]
+        seen: set[str] = set()
+        while names:
+            name = names.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            f = op.lookup_func(name)  # type: ignore[arg-type]
+            if f is None:
+                self.fail("md_hom", f"@{name}, called by a scalar or combine function, is not a func.func")
+            if (problem := function_problem(f)) is not None:  # type: ignore[arg-type]
+                self.fail("md_hom", f"@{name}: {problem}")
+            names += [c.callee.root_reference.data for c in f.walk() if isinstance(c, CallOp)]  # type: ignore
 
 
 def verify_compute(op: ComputeOp) -> None:

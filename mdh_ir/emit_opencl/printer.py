@@ -38,11 +38,14 @@ from mdh_ir.dialects.lowlevel import (
     LOCAL_SIZE_ATTR,
     AtomicIncOp,
     BarrierOp,
+    ConvertOp,
     FenceOp,
     GroupIdOp,
     KernelOp,
     LaunchOp,
     LocalIdOp,
+    MaskCompareOp,
+    MaskSelectOp,
     SlotOp,
     ViewOp,
     memory_space,
@@ -56,9 +59,9 @@ class PrintError(Exception):
 
 def c_type(t: Attribute) -> str:
     if isinstance(t, VectorType):
-        elem = t.element_type
-        base = "int" if elem == IntegerType(1) else c_type(elem)
-        return f"{base}{t.get_shape()[0]}"
+        if t.element_type == IntegerType(1):
+            raise PrintError(f"no OpenCL type for {t} (mdh-vectorize makes i1 lanes masks)")
+        return f"{c_type(t.element_type)}{t.get_shape()[0]}"
     if isinstance(t, Float32Type):
         return "float"
     if isinstance(t, Float64Type):
@@ -74,6 +77,12 @@ def unsigned(t: Attribute) -> str:
     return "u" + c_type(t) if c_type(t) != "bool" else "bool"
 
 
+def as_unsigned(t: Attribute, value: str) -> str:
+    """`value` (of integer type `t`) read as unsigned: a reinterpretation, which unlike a C
+    cast also applies to vectors."""
+    return f"as_{unsigned(t)}({value})" if c_type(t) != "bool" else value
+
+
 _INFIX = {
     arith.AddfOp: "+", arith.AddiOp: "+", arith.SubfOp: "-", arith.SubiOp: "-",
     arith.MulfOp: "*", arith.MuliOp: "*", arith.DivfOp: "/", arith.DivSIOp: "/",
@@ -86,20 +95,29 @@ _CALLS = {
     arith.MinnumfOp: "fmin", arith.MaxSIOp: "max", arith.MinSIOp: "min",
     mmath.ExpOp: "exp", mmath.Exp2Op: "exp2", mmath.ExpM1Op: "expm1", mmath.LogOp: "log",
     mmath.Log2Op: "log2", mmath.Log10Op: "log10", mmath.Log1pOp: "log1p",
-    mmath.SqrtOp: "sqrt", mmath.RsqrtOp: "rsqrt", mmath.AbsFOp: "fabs", mmath.AbsIOp: "abs",
+    mmath.SqrtOp: "sqrt", mmath.RsqrtOp: "rsqrt", mmath.AbsFOp: "fabs", mmath.CtPopOp: "popcount",
     mmath.SinOp: "sin", mmath.CosOp: "cos", mmath.TanOp: "tan", mmath.TanhOp: "tanh",
     mmath.AtanOp: "atan", mmath.FloorOp: "floor", mmath.CeilOp: "ceil",
     mmath.RoundOp: "round", mmath.TruncOp: "trunc", mmath.ErfOp: "erf",
     mmath.PowFOp: "pow", mmath.Atan2Op: "atan2", mmath.CopySignOp: "copysign",
     mmath.FmaOp: "fma",
 }  # fmt: skip
-_UNSIGNED_CALLS = {arith.MaxUIOp: "max", arith.MinUIOp: "min"}
+_UNSIGNED_CALLS = {arith.MaxUIOp: "max", arith.MinUIOp: "min", mmath.AbsIOp: "abs"}
+"""Calls on (or, abs, to) unsigned integers: the result is reinterpreted as signed."""
 _CASTS = (
     arith.SIToFPOp, arith.UIToFPOp, arith.FPToSIOp, arith.ExtFOp, arith.TruncFOp,
     arith.ExtSIOp, arith.ExtUIOp, arith.TruncIOp, arith.IndexCastOp,
 )  # fmt: skip
-_CMPF = {"oeq": "==", "ogt": ">", "oge": ">=", "olt": "<", "ole": "<=", "one": "!=",
-         "ueq": "==", "ugt": ">", "uge": ">=", "ult": "<", "ule": "<=", "une": "!="}  # fmt: skip
+_CMPF = {
+    "false": "({a} != {a}) & ({a} == {a})", "oeq": "{a} == {b}", "ogt": "{a} > {b}",
+    "oge": "{a} >= {b}", "olt": "{a} < {b}", "ole": "{a} <= {b}",
+    "one": "islessgreater({a}, {b})", "ord": "isordered({a}, {b})",
+    "ueq": "!islessgreater({a}, {b})", "ugt": "!({a} <= {b})", "uge": "!({a} < {b})",
+    "ult": "!({a} >= {b})", "ule": "!({a} > {b})", "une": "{a} != {b}",
+    "uno": "isunordered({a}, {b})", "true": "({a} == {a}) | ({a} != {a})",
+}  # fmt: skip
+"""Float predicates: C's comparisons are ordered (false on NaN) except `!=`; "false" and
+"true" are written on the operand so that they have the mask type on vectors."""
 _CMPI = {"eq": "==", "ne": "!=", "slt": "<", "sle": "<=", "sgt": ">", "sge": ">=",
          "ult": "<", "ule": "<=", "ugt": ">", "uge": ">="}  # fmt: skip
 
@@ -278,54 +296,64 @@ class OpenCLPrinter:
         if kind in _INFIX:
             self.define(op.results[0], f"{n(op.operands[0])} {_INFIX[kind]} {n(op.operands[1])}")
         elif kind in _UNSIGNED_INFIX:
-            u = unsigned(op.results[0].type)
-            a, b = op.operands
-            expr = f"({c_type(op.results[0].type)})(({u}){n(a)} {_UNSIGNED_INFIX[kind]} ({u}){n(b)})"
-            self.define(op.results[0], expr)
+            t = op.results[0].type
+            a, b = (as_unsigned(t, n(v)) for v in op.operands)
+            self.define(op.results[0], f"as_{c_type(t)}({a} {_UNSIGNED_INFIX[kind]} {b})")
         elif kind in _CALLS:
             self.define(op.results[0], f"{_CALLS[kind]}({', '.join(map(n, op.operands))})")
         elif kind in _UNSIGNED_CALLS:
-            u = unsigned(op.results[0].type)
-            args = ", ".join(f"({u}){n(a)}" for a in op.operands)
-            self.define(op.results[0], f"({c_type(op.results[0].type)}){_UNSIGNED_CALLS[kind]}({args})")
+            t = op.results[0].type
+            args = ", ".join(n(v) if kind is mmath.AbsIOp else as_unsigned(t, n(v)) for v in op.operands)
+            self.define(op.results[0], f"as_{c_type(t)}({_UNSIGNED_CALLS[kind]}({args}))")
         elif isinstance(op, _CASTS):
             self.print_cast(op)
         else:
             raise PrintError(f"no OpenCL rule for {op.name}")
 
     def print_cast(self, op: Operation) -> None:
-        """C casts on scalars; `convert_T` on vectors, whose booleans are 0/-1 masks."""
+        """C casts (scalars; `lowlevel.convert` is their vector form)."""
         source, result = op.operands[0], op.results[0]
         value = self.name(source)
         bit = IntegerType(1)
-        if not isinstance(result.type, VectorType):
-            negate = source.type == bit and isinstance(op, arith.ExtSIOp | arith.SIToFPOp)
-            cast = f"({c_type(result.type)}){value}"
-            if result.type == bit:
-                cast = f"(bool)({value} & 1)"
-            self.define(result, f"-{cast}" if negate else cast)
-            return
-        if source.type.element_type == bit and isinstance(op, arith.ExtUIOp | arith.UIToFPOp):  # type: ignore
-            value = f"(-{value})"
-        converted = f"convert_{c_type(result.type)}({value})"
-        if result.type.element_type == bit:
-            converted = f"-({converted} & 1)"
-        self.define(result, converted)
+        if isinstance(op, arith.ExtUIOp | arith.UIToFPOp) and source.type != bit:
+            value = as_unsigned(source.type, value)
+        negate = source.type == bit and isinstance(op, arith.ExtSIOp | arith.SIToFPOp)
+        cast = f"({c_type(result.type)}){value}"
+        if result.type == bit:
+            cast = f"(bool)({value} & 1)"
+        self.define(result, f"-{cast}" if negate else cast)
+
+    def print_convert(self, op: ConvertOp) -> None:
+        value = self.name(op.input)
+        if op.unsigned is not None:
+            value = as_unsigned(op.input.type, value)
+        self.define(op.result, f"convert_{c_type(op.result.type)}({value})")
+
+    def print_mask_compare(self, op: MaskCompareOp) -> None:
+        self.define(op.result, self.comparison(op.predicate.data, op.lhs, op.rhs))
+
+    def print_mask_select(self, op: MaskSelectOp) -> None:
+        n = self.name
+        self.define(op.result, f"select({n(op.false_value)}, {n(op.true_value)}, {n(op.mask)})")
 
     def print_negf(self, op: arith.NegfOp) -> None:
         self.define(op.result, f"-{self.name(op.operand)}")
 
-    def print_cmpf(self, op: arith.CmpfOp) -> None:
-        pred = arith.CMPF_COMPARISON_OPERATIONS[op.predicate.value.data]
-        self.define(op.result, f"{self.name(op.lhs)} {_CMPF[pred]} {self.name(op.rhs)}")
-
-    def print_cmpi(self, op: arith.CmpiOp) -> None:
-        pred = arith.CMPI_COMPARISON_OPERATIONS[op.predicate.value.data]
-        a, b = self.name(op.lhs), self.name(op.rhs)
+    def comparison(self, pred: str, lhs: SSAValue, rhs: SSAValue) -> str:
+        """`lhs pred rhs`, integers read as unsigned for the unsigned predicates."""
+        t = lhs.type
+        a, b = self.name(lhs), self.name(rhs)
+        elem = t.element_type if isinstance(t, VectorType) else t
+        if not isinstance(elem, IntegerType | IndexType):
+            return _CMPF[pred].format(a=a, b=b)
         if pred.startswith("u"):
-            u = unsigned(op.lhs.type)
-            a, b = f"({u}){a}", f"({u}){b}"
-        self.define(op.result, f"{a} {_CMPI[pred]} {b}")
+            a, b = as_unsigned(t, a), as_unsigned(t, b)
+        return f"{a} {_CMPI[pred]} {b}"
+
+    def print_compare(self, op: arith.CmpfOp | arith.CmpiOp) -> None:
+        floats = isinstance(op, arith.CmpfOp)
+        names = arith.CMPF_COMPARISON_OPERATIONS if floats else arith.CMPI_COMPARISON_OPERATIONS
+        self.define(op.result, self.comparison(names[op.predicate.value.data], op.lhs, op.rhs))
 
     def print_maximumf(self, op: arith.MaximumfOp | arith.MinimumfOp) -> None:
         """NaN-propagating, unlike OpenCL's fmax/fmin."""
@@ -369,10 +397,7 @@ class OpenCLPrinter:
             self.line(f"vstore{lanes}({value}, (size_t)0, {self.address(op)});")
 
     def print_broadcast(self, op: vector.BroadcastOp) -> None:
-        value = self.name(op.source)
-        if op.source.type == IntegerType(1):
-            value = f"-(int){value}"
-        self.define(op.vector, f"({c_type(op.vector.type)})({value})")
+        self.define(op.vector, f"({c_type(op.vector.type)})({self.name(op.source)})")
 
     def print_extract(self, op: vector.ExtractOp) -> None:
         (lane,) = op.static_position.get_values()
@@ -459,8 +484,8 @@ class OpenCLPrinter:
     HANDLERS: dict[type[Operation], Callable[[OpenCLPrinter, Operation], None]] = {
         arith.ConstantOp: lambda self, op: None,
         arith.NegfOp: print_negf,
-        arith.CmpfOp: print_cmpf,
-        arith.CmpiOp: print_cmpi,
+        arith.CmpfOp: print_compare,
+        arith.CmpiOp: print_compare,
         arith.SelectOp: print_select,
         arith.MaximumfOp: print_maximumf,
         arith.MinimumfOp: print_maximumf,
@@ -469,6 +494,9 @@ class OpenCLPrinter:
         memref.AllocaOp: print_alloca,
         ViewOp: print_view,
         SlotOp: print_slot,
+        ConvertOp: print_convert,
+        MaskCompareOp: print_mask_compare,
+        MaskSelectOp: print_mask_select,
         vector.LoadOp: print_vector_load,
         vector.StoreOp: print_vector_store,
         vector.BroadcastOp: print_broadcast,

@@ -10,7 +10,9 @@ elements at a time and its body computes on N-lane vectors:
   them; the body of an `scf.if` on a scalar condition (a padded tile's guard) is
   vectorized like the loop's;
 - the scalar and combine functions are called in vector versions (`@f_vN`, the same
-  body on vector types);
+  body on vector types; an i1 lane becomes an OpenCL mask, -1 or 0 in an integer of the
+  compared values' width: compares, selects and casts become `lowlevel.mask_compare`,
+  `mask_select` and `convert`, and masks are converted where widths meet);
 - the accumulator (a private array whose last axis is that loop) is re-allocated with
   N-lane vector elements and read and written one vector at a time; the scalar code
   around the loop (fill, flush) uses a `lowlevel.view` of it as scalars, so it keeps
@@ -38,7 +40,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, func, memref, scf, vector
-from xdsl.dialects.builtin import IntegerAttr, ModuleOp, VectorType
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, VectorType, i32
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
@@ -46,14 +48,20 @@ from xdsl.traits import SymbolTable
 
 from mdh_ir.dialects.lowlevel import (
     UNROLL_ATTR,
+    ConvertOp,
     FillOp,
     KernelOp,
+    MaskCompareOp,
+    MaskSelectOp,
     TileForOp,
     ViewLoadOp,
     ViewOp,
+    bit_width,
+    mask_type,
     memory_space,
 )
 from mdh_ir.dialects.mdh import Combine
+from mdh_ir.dialects.scalar_ops import CASTS, I1, LOGIC
 from mdh_ir.passes.assign_asm import tile_chain
 from mdh_ir.passes.carried import carried
 from mdh_ir.passes.emit import Emitter
@@ -83,6 +91,10 @@ def depends_on(value: SSAValue, lane0: SSAValue) -> bool:
     return value is lane0 or (
         isinstance(owner, Operation) and any(depends_on(o, lane0) for o in owner.operands)
     )
+
+
+PREDICATE_OPS = (arith.CmpfOp, arith.CmpiOp, arith.SelectOp, *CASTS)
+"""The ops whose vector form `Vectorizer.predicate_op` makes (with logic ops on i1)."""
 
 
 class Vectorizer:
@@ -150,6 +162,8 @@ class Vectorizer:
     def widen(self, e: Emitter, value: SSAValue, lanes_of: dict[SSAValue, SSAValue]) -> SSAValue:
         if value in lanes_of:
             return lanes_of[value]
+        if value.type == I1:
+            value = e.emit(arith.ExtSIOp(value, i32))
         return e.emit(vector.BroadcastOp(value, vector_of(value.type, self.lanes)))
 
     def block(self, block: Block, lanes_of: dict[SSAValue, SSAValue], lane0=None, step=None) -> None:
@@ -196,12 +210,45 @@ class Vectorizer:
             operands = [op.cond] + [self.widen(e, a, lanes_of) for a in (op.lhs, op.rhs)]
         else:
             operands = [self.widen(e, a, lanes_of) for a in op.operands]
+        if isinstance(op, PREDICATE_OPS) or (isinstance(op, LOGIC) and op.results[0].type == I1):
+            return self.predicate_op(e, op, operands)
         return type(op).create(
             operands=operands,
             result_types=[vector_of(r.type, self.lanes) for r in op.results],
             properties=dict(op.properties),
             attributes=dict(op.attributes),
         )
+
+    def predicate_op(self, e: Emitter, op: Operation, operands: list[SSAValue]) -> Operation:
+        """The vector form of a compare, select, cast, or logic op on i1: an i1 lane is
+        an OpenCL mask (-1 or 0 in an integer of the width it was compared at)."""
+        if isinstance(op, arith.CmpfOp | arith.CmpiOp):
+            floats = isinstance(op, arith.CmpfOp)
+            names = arith.CMPF_COMPARISON_OPERATIONS if floats else arith.CMPI_COMPARISON_OPERATIONS
+            return MaskCompareOp(names[op.predicate.value.data], *operands)
+        if isinstance(op, arith.SelectOp):
+            cond, lhs, rhs = operands
+            if op.lhs.type == I1:
+                lhs, rhs = same_masks(e, lhs, rhs)
+            if cond is op.cond:
+                return arith.SelectOp(cond, lhs, rhs)
+            return MaskSelectOp(resize_mask(e, cond, mask_type(lhs.type)), lhs, rhs)  # type: ignore
+        if isinstance(op, LOGIC):
+            return type(op)(*same_masks(e, *operands))
+        source, result = op.operands[0].type, op.results[0].type
+        value = operands[0]
+        if result == I1:
+            bits = e.emit(arith.AndIOp(value, self.splat(e, 1, value.type)))
+            return MaskCompareOp("ne", bits, self.splat(e, 0, value.type))
+        if source == I1 and isinstance(op, arith.ExtUIOp | arith.UIToFPOp):
+            value = e.emit(arith.AndIOp(value, self.splat(e, 1, value.type)))
+        unsigned = isinstance(op, arith.ExtUIOp | arith.UIToFPOp) and source != I1
+        return ConvertOp(value, vector_of(result, self.lanes), unsigned)
+
+    def splat(self, e: Emitter, value: int, t: Attribute) -> SSAValue:
+        """`value` in every lane of integer vector type `t`."""
+        assert isinstance(t, VectorType)
+        return e.emit(vector.BroadcastOp(e.const(value, t.element_type), t))
 
     def memory(self, e: Emitter, op, lanes_of, lane0, step) -> Operation | None:
         """Accumulator entries (last index `step`) and output elements (an index `lane0`)."""
@@ -242,6 +289,17 @@ class Vectorizer:
         wide_func = func.FuncOp(wide, ([a.type for a in block.args], outputs), Region(block))
         Rewriter.insert_op(wide_func, InsertPoint.after(f))
         return wide
+
+
+def resize_mask(e: Emitter, mask: SSAValue, t: VectorType) -> SSAValue:
+    """`mask` as a mask of type `t` (-1 stays -1 in a signed conversion)."""
+    return mask if mask.type == t else e.emit(ConvertOp(mask, t))
+
+
+def same_masks(e: Emitter, a: SSAValue, b: SSAValue) -> tuple[SSAValue, SSAValue]:
+    """Masks `a` and `b` at the wider of their widths."""
+    t = max(a.type, b.type, key=lambda m: bit_width(m.element_type))  # type: ignore[attr-defined]
+    return resize_mask(e, a, t), resize_mask(e, b, t)  # type: ignore[arg-type]
 
 
 def vector_flush(loop: TileForOp, arrays: dict[SSAValue, SSAValue]) -> bool:

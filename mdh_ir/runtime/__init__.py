@@ -203,7 +203,8 @@ def known_config(op: ComputeOp, info: DeviceInfo) -> Config | None:
 
 def lower(module: ModuleOp, info: DeviceInfo, config: Config | None = None) -> ModuleOp:
     """A lowered copy of `module`, its configuration completed for `info` and checked
-    against it (what `mdh-default-config` and `mdh-check-config` do for a preset)."""
+    against it (what `mdh-default-config` and `mdh-check-config` do for a preset), then
+    verified as `mdh-opt --lower-to-opencl` verifies it."""
     lowered = module.clone()
     op = find_compute(lowered)
     if config is not None:
@@ -216,6 +217,7 @@ def lower(module: ModuleOp, info: DeviceInfo, config: Config | None = None) -> M
     ctx = Context()
     for p in lowering(info.kind):
         p.apply(ctx, lowered)
+    lowered.verify()
     return lowered
 
 

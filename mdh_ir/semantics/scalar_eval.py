@@ -1,10 +1,11 @@
 """Evaluate scalar `func.func` bodies (arith/math ops) element-wise on numpy arrays.
 
 Scalar and combine functions of `mdh.compute` are single-block functions of arith and
-math ops. `FuncEvaluator(module).call(name, args)` runs one on numpy arrays that
-broadcast against each other, so one call evaluates the function at every point of an
-iteration space at once. With `promote=True`, f32 values are computed in f64 (the
-float64 oracle of the tests); integers always keep their declared width.
+math ops (`mdh_ir.dialects.scalar_ops`). `FuncEvaluator(module).call(name, args)` runs
+one on numpy arrays that broadcast against each other, so one call evaluates the
+function at every point of an iteration space at once. With `promote=True`, f32 values
+are computed in f64 (the float64 oracle of the tests); integers always keep their
+declared width.
 """
 
 from __future__ import annotations
@@ -51,11 +52,13 @@ def _div_trunc(a, b):
     return q + fix
 
 
+def _as_unsigned(a: np.ndarray) -> np.ndarray:
+    return a.astype(a.dtype.str.replace("i", "u"))
+
+
 def _unsigned(f):
     def g(a, b):
-        ua = a.astype(a.dtype.str.replace("i", "u"))
-        ub = b.astype(b.dtype.str.replace("i", "u"))
-        return f(ua, ub).astype(a.dtype)
+        return f(_as_unsigned(a), _as_unsigned(b)).astype(a.dtype)
 
     return g
 
@@ -104,6 +107,7 @@ _UNARY: dict[type[Operation], Callable] = {
     math.RsqrtOp: lambda x: 1 / np.sqrt(x),
     math.AbsFOp: np.abs,
     math.AbsIOp: np.abs,
+    math.CtPopOp: lambda x: np.bitwise_count(_as_unsigned(x)),
     math.SinOp: np.sin,
     math.CosOp: np.cos,
     math.TanOp: np.tan,
@@ -130,11 +134,26 @@ _CASTS = (
 _SIGNED_FROM_BOOL = (arith.SIToFPOp, arith.ExtSIOp)
 """An i1 true is -1 to a signed extension, 1 to an unsigned one."""
 
+def _unordered(f):
+    return lambda a, b: ~f(a, b)
+
+
+def _ordered_ne(a, b):
+    return (a < b) | (a > b)
+
+
 _CMPF: dict[str, Callable] = {
+    "false": lambda a, b: np.zeros(np.broadcast(a, b).shape, np.bool_),
     "oeq": np.equal, "ogt": np.greater, "oge": np.greater_equal, "olt": np.less,
-    "ole": np.less_equal, "one": np.not_equal, "ueq": np.equal, "ugt": np.greater,
-    "uge": np.greater_equal, "ult": np.less, "ule": np.less_equal, "une": np.not_equal,
+    "ole": np.less_equal, "one": _ordered_ne,
+    "ord": lambda a, b: ~(np.isnan(a) | np.isnan(b)),
+    "ueq": _unordered(_ordered_ne), "ugt": _unordered(np.less_equal),
+    "uge": _unordered(np.less), "ult": _unordered(np.greater_equal),
+    "ule": _unordered(np.greater), "une": np.not_equal,
+    "uno": lambda a, b: np.isnan(a) | np.isnan(b),
+    "true": lambda a, b: np.ones(np.broadcast(a, b).shape, np.bool_),
 }  # fmt: skip
+"""The ordered predicates are false where an operand is NaN, the unordered ones true."""
 
 _CMPI: dict[str, Callable] = {
     "eq": np.equal, "ne": np.not_equal, "slt": np.less, "sle": np.less_equal,
@@ -181,6 +200,8 @@ class FuncEvaluator:
                 return [-args[0].astype(np.int64)]
             if isinstance(op, arith.TruncIOp) and op.results[0].type == IntegerType(1):
                 return [(args[0] & 1).astype(np.bool_)]
+            if isinstance(op, arith.UIToFPOp | arith.ExtUIOp) and args[0].dtype != np.bool_:
+                return [_as_unsigned(args[0])]
             return [args[0]]
         if isinstance(op, arith.ConstantOp):
             value = op.value
