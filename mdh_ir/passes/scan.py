@@ -90,19 +90,24 @@ class ChunkScan:
         for v, a in zip(self.load(e, self.first), acc):
             e.store(v, a, [0])
         own = e.if_(e.cmp("slt", self.start, self.shape.length)) if self.shape.length % self.shape.chunk else e
-        j, body = self.rest(own)  # type: ignore[arg-type]
-        olds = [body.load(a, [0]) for a in acc]
-        for v, a in zip(self.combine(body, olds, self.load(body, j)), acc):
-            body.store(v, a, [0])
+        rest = self.rest(own)  # type: ignore[arg-type]
+        if rest is not None:
+            j, body = rest
+            olds = [body.load(a, [0]) for a in acc]
+            for v, a in zip(self.combine(body, olds, self.load(body, j)), acc):
+                body.store(v, a, [0])
         return [e.load(a, [0]) for a in acc]
 
-    def rest(self, e: Emitter) -> tuple[SSAValue, Emitter]:
+    def rest(self, e: Emitter) -> tuple[SSAValue, Emitter] | None:
         """A loop over the positions of this work-item's elements after its first (for a
         work-item with elements): `per_item` - 1 of them where every such work-item has
-        that many (a loop of known trip count), else up to the line's end."""
+        that many (a loop of known trip count; none for one element), else up to the
+        line's end."""
         s = self.shape
         if s.length % s.per_item:
             return e.for_(e.add(self.start, 1), e.min(e.add(self.start, s.per_item), s.length))
+        if s.per_item == 1:
+            return None
         j, body = e.for_(1, s.per_item)
         return body.add(self.start, j), body
 
@@ -172,7 +177,10 @@ class ChunkScan:
         for v, a, (m, idx) in zip(first, run, places):
             own.store(v, a, [0])
             own.store(v, m, idx)
-        j, body = self.rest(own)
+        rest = self.rest(own)
+        if rest is None:
+            return
+        j, body = rest
         places = self.access(body, self.line, j)
         olds = [body.load(a, [0]) for a in run]
         for v, a, (m, idx) in zip(self.combine(body, olds, [body.load(m, idx) for m, idx in places]), run, places):
