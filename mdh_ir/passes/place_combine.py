@@ -27,8 +27,8 @@ kept work-group's local tiles. The counters are a zero-initialized `memref.globa
 at least twice as many work-items as those elements, `TilePlan.combine_lanes` of them
 share each element: each combines every lanes-th partial result, and the lanes meet in
 a tree in local memory (dot: 1024 work-items over 4096 partial results, instead of one
-work-item over all). Each `ps` dimension is scanned afterwards by a kernel
-(`<name>_scan<d>`) that walks each line of the outputs along that dimension.
+work-item over all). Each `ps` dimension is scanned afterwards, in parallel, by the
+kernels of `mdh_ir.passes.scan` (`<name>_scan<d>_reduce`, `_carries`, `<name>_scan<d>`).
 """
 
 from collections.abc import Callable, Sequence
@@ -84,7 +84,7 @@ _INT_OPS = {
     "and": arith.AndIOp, "or": arith.OrIOp, "xor": arith.XOrIOp,
 }  # fmt: skip
 SIDE = 64
-"""Work-group size of the combine and scan kernels."""
+"""Work-group size of the combine kernel."""
 UNROLLED_PARTIALS = 256
 PARTIALS_UNROLL = 16
 """Work-group partial results of an output combined by straight-line code, and the
