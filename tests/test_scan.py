@@ -12,6 +12,7 @@ import pytest
 from mdh_ir.builder import Input, Output, cc, compute_module, f32, i32, maximum, ps, select
 from mdh_ir.catalog import CATALOG
 from mdh_ir.config import Config
+from mdh_ir.constraints import temp_bytes
 from mdh_ir.default_config import default_config
 from mdh_ir.device import PRESETS
 from mdh_ir.runtime import compile_module
@@ -141,3 +142,12 @@ def test_not_commutative(t, items, chunk):
     module = segmented_sum(t)
     run(module, shaped(module, (items,), (chunk,)), chunked=True)
 
+
+
+def test_temporaries_count_in_global_memory():
+    """The chunk totals (one float per chunk of each line) count in the global-memory
+    rule's temporaries; a line of one chunk needs none."""
+    module = prefix_sum(1000)
+    op = find_compute(module)
+    assert temp_bytes(TilePlan(op, shaped(module, (4,), (8,)))) == 125 * 4
+    assert temp_bytes(TilePlan(op, shaped(module, (4,), (1000,)))) == 0
