@@ -120,7 +120,7 @@ def test_user_max():
     run(module, shaped(module, (4, 1), (8, 3)), chunked=True)
 
 
-def segmented_sum(t):
+def segmented_sum(t, n: int = 301):
     """Sums restarting at each element whose flag exceeds 5: the combine of (flag,
     value) pairs keeps the larger flag and restarts with the right value where its
     segment holds such an element. Associative, not commutative: a chunk combined out of
@@ -130,16 +130,17 @@ def segmented_sum(t):
         return maximum(f1, f2), select(f2 > 5, v2, v1 + v2)
 
     return compute_module(
-        "segmented", {"n": 301}, [Input("f", i32, "n"), Input("v", t, "n")],
+        "segmented", {"n": n}, [Input("f", i32, "n"), Input("v", t, "n")],
         [Output("flag", i32, "n"), Output("sum", t, "n")],
         scalar=lambda f, v: (f, v), combine=[ps(combine)],
     )  # fmt: skip
 
 
 @pytest.mark.parametrize("t", [i32, f32])
-@pytest.mark.parametrize("items, chunk", [(1, 16), (4, 16), (8, 64)])
-def test_not_commutative(t, items, chunk):
-    module = segmented_sum(t)
+@pytest.mark.parametrize("n, items, chunk", [(301, 1, 16), (301, 4, 16), (301, 8, 64), (1024, 2, 256)])
+def test_not_commutative(t, n, items, chunk):
+    """The last case reduces each work-item's 128 elements as 8 pieces side by side."""
+    module = segmented_sum(t, n)
     run(module, shaped(module, (items,), (chunk,)), chunked=True)
 
 

@@ -48,6 +48,11 @@ from mdh_ir.passes.carried import COMPUTE_ATTR
 from mdh_ir.passes.emit import Emitter, i1
 from mdh_ir.tiling import ScanShape, TilePlan
 
+SUBCHAINS = 8
+"""Pieces of a work-item's elements reduced side by side, where it has at least
+SUBCHAINS^2 (PoCL on 2 cores, prefix_sum 2^24 in 128 chunks of one work-item, in turns,
+median of 9: 19.6 ms with one dependency chain, 17.3 ms with 8)."""
+
 Combine = Callable[[Emitter, Sequence[SSAValue], Sequence[SSAValue]], list[SSAValue]]
 """g(lhs, rhs), element-wise over the buffers scanned together."""
 
@@ -89,6 +94,10 @@ class ChunkScan:
         for v, a in zip(self.load(e, self.first), acc):
             e.store(v, a, [0])
         own = e.if_(e.cmp("slt", self.start, self.shape.length)) if self.shape.length % self.shape.chunk else e
+        if self.shape.length % self.shape.per_item == 0 and self.shape.per_item >= SUBCHAINS * SUBCHAINS:
+            for v, a in zip(self.total_of_subchains(own), acc):  # type: ignore[arg-type]
+                own.store(v, a, [0])  # type: ignore[union-attr]
+            return [e.load(a, [0]) for a in acc]
         rest = self.rest(own)  # type: ignore[arg-type]
         if rest is not None:
             j, body = rest
@@ -96,6 +105,27 @@ class ChunkScan:
             for v, a in zip(self.combine(body, olds, self.load(body, j)), acc):
                 body.store(v, a, [0])
         return [e.load(a, [0]) for a in acc]
+
+    def total_of_subchains(self, e: Emitter) -> list[SSAValue]:
+        """This work-item's elements combined in order as `SUBCHAINS` consecutive
+        pieces, one private accumulator each, advanced together (independent
+        dependency chains), then combined in order (for a work-item of `per_item`
+        elements)."""
+        piece = self.shape.per_item // SUBCHAINS
+        accs = [self.top.emit(memref.AllocaOp.get(t, shape=[SUBCHAINS], memory_space=PRV)) for t in self.types]
+        for k in range(SUBCHAINS):
+            for v, a in zip(self.load(e, e.add(self.start, k * piece)), accs):
+                e.store(v, a, [k])
+        j, body = e.for_(1, piece)
+        for k in range(SUBCHAINS):
+            olds = [body.load(a, [k]) for a in accs]
+            new = self.combine(body, olds, self.load(body, body.linear([(1, self.start), (1, j)], k * piece)))
+            for v, a in zip(new, accs):
+                body.store(v, a, [k])
+        total = [e.load(a, [0]) for a in accs]
+        for k in range(1, SUBCHAINS):
+            total = self.combine(e, total, [e.load(a, [k]) for a in accs])
+        return total
 
     def rest(self, e: Emitter) -> tuple[SSAValue, Emitter] | None:
         """A loop over the positions of this work-item's elements after its first (for a
