@@ -15,7 +15,7 @@ bound a resource name the limit and the device model it comes from in their mess
 | wi-tiles | num_wi <= ceil(lt_size / pt_size): every work-item gets a private tile |
 | wg-size | the work-group fits the device's work-group size limits |
 | index-range | NDRange, dimension sizes, buffers and every index computed for a read (before a boundary mode folds it back, and inside that folding) stay below 2^31: generated index arithmetic is 32-bit `int` |
-| global-memory | inputs, outputs and temporary buffers (work-group partial results) together fit the device's global memory |
+| global-memory | inputs, outputs and temporary buffers (work-group partial results, scan chunk totals) together fit the device's global memory |
 | cache-box | a cached buffer's accesses differ by constants only (one box holds them) |
 | local-memory | local caches, accumulators, the work-item combine and the last work-group's combine fit local memory |
 | private-memory | private caches and accumulators fit the private budget |
@@ -177,10 +177,11 @@ def buffer_bytes(op: ComputeOp) -> int:
 
 
 def temp_bytes(plan: TilePlan) -> int:
-    """Bytes of the temporary buffers: work-group partial results of every output."""
-    if not plan.accumulates or plan.pw_groups == 1:
-        return 0
-    elems = plan.pw_groups * plan.kept_points
+    """Bytes of the temporary buffers: work-group partial results and scan chunk totals
+    of every output."""
+    elems = plan.scan_temp_elems
+    if plan.accumulates and plan.pw_groups > 1:
+        elems += plan.pw_groups * plan.kept_points
     return sum(elems * element_bytes(t) for t in plan.op.output_element_types)
 
 

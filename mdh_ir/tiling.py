@@ -61,6 +61,45 @@ class Box:
         return [self.extents[p] for p in perm]
 
 
+@dataclass(frozen=True)
+class ScanShape:
+    """How the lines of a scan (`mdh_ir.passes.scan`) go to work-groups: each takes one
+    chunk of `rows` lines, with `items` work-items of `per_item` consecutive elements
+    along each line; local ids run along the lines first (`items_fastest`, for lines
+    contiguous in memory) or across them."""
+
+    length: int
+    lines: int
+    items: int
+    per_item: int
+    rows: int
+    items_fastest: bool
+
+    @staticmethod
+    def of(length: int, lines: int, tile: int, items: int, rows: int, items_fastest: bool) -> ScanShape:
+        """Chunks of about `tile` elements shared by `items` work-items (fewer where a
+        line is shorter), `rows` lines (at most all) a work-group."""
+        tile = min(tile, length)
+        per_item = ceildiv(tile, min(items, tile))
+        return ScanShape(length, lines, ceildiv(tile, per_item), per_item, min(rows, lines), items_fastest)
+
+    @property
+    def chunk(self) -> int:
+        return self.items * self.per_item
+
+    @property
+    def chunks(self) -> int:
+        return ceildiv(self.length, self.chunk)
+
+    @property
+    def group_size(self) -> int:
+        return self.items * self.rows
+
+    @property
+    def groups(self) -> int:
+        return ceildiv(self.lines, self.rows) * self.chunks
+
+
 class TilePlan:
     """Everything the lowering derives from (op, config) alone."""
 
@@ -207,6 +246,23 @@ class TilePlan:
     @cached_property
     def pw_wis(self) -> int:
         return prod(self.cfg.num_wi[d] for d in self.pw_dims)
+
+    def scan_shape(self, d: int) -> ScanShape:
+        """The scan of `ps` dimension d: a chunk of a line is d's local tile, shared by
+        its work-items along d; the work-items of the other kept dimensions take
+        lines."""
+        others = [k for k in self.kept_dims if k != d]
+        lines = prod(self.sizes[k] for k in others)
+        rows = prod(self.cfg.num_wi[k] for k in others)
+        contiguous = self.op.output_maps[0].results[-1].position == d  # type: ignore[attr-defined]
+        return ScanShape.of(self.sizes[d], lines, self.cfg.lt_size[d], self.cfg.num_wi[d], rows, contiguous)
+
+    @cached_property
+    def scan_temp_elems(self) -> int:
+        """Elements of each output's scan temporaries: the chunks' totals of every `ps`
+        dimension's lines, where a line has several chunks."""
+        shapes = [self.scan_shape(d) for d in self.kept_dims if self.kind(d) == "ps"]
+        return sum(s.lines * s.chunks for s in shapes if s.chunks > 1)
 
     # --- input boxes -------------------------------------------------------------------
 

@@ -29,7 +29,9 @@
 // - combine_layer "lt": a flush per local tile, combined with the earlier flushes
 //   unless the pw "lt" loop is in its first step (matvec_lt);
 // - res_mem "glb": combined straight into the output (matmul_glb);
-// - a ps dimension: a kernel <name>_scan<d> that walks the output (prefix_sum).
+// - a ps dimension: a parallel scan of the outputs by three kernels <name>_scan<d>_reduce
+//   (chunk totals into a temporary), _carries (their scan) and <name>_scan<d> (each
+//   chunk's scan after its carry), see mdh_ir/passes/scan.py (prefix_sum).
 
 func.func @mul(%a: f32, %b: f32) -> f32 {
   %r = arith.mulf %a, %b : f32
@@ -481,30 +483,61 @@ func.func @matmul_glb(%A: memref<10x16xf32>, %B: memref<16x20xf32>) -> memref<10
 // CHECK-SAME:    %{{[0-9]+}}: memref<100xf32>, [[Y:%[0-9]+]]: memref<100xf32>)
 // CHECK:           [[V:%[0-9]+]] = func.call @id(
 // CHECK-NEXT:      memref.store [[V]], [[Y]]{{\[}}%{{[0-9]+}}] : memref<100xf32>
+// prefix_sum: lines of 100 in 4 chunks of 25 (the local tile), 5 work-items of 5
+// elements a chunk. _reduce: each work-item combines its elements in private memory, the
+// work-items' totals are scanned in local memory (levels 1, 2, 4: load the partner's,
+// barrier, store, barrier), and the last work-item stores the chunk's total.
+// CHECK-LABEL: lowlevel.kernel @prefix_sum_0_scan0_reduce(
+// CHECK-SAME:    [[Y:%[0-9]+]]: memref<100xf32>, [[T:%[0-9]+]]: memref<1x4xf32>)
+// CHECK-SAME:    local_size = array<i64: 5, 1, 1>
+// CHECK:         [[ACC:%[0-9]+]] = memref.alloca() : memref<1xf32, "prv">
+// CHECK-NEXT:    [[S:%[0-9]+]] = memref.alloca() : memref<1x5xf32, "lcl">
+// CHECK:         scf.for
+// CHECK:           memref.load [[Y]]
+// CHECK-NEXT:      func.call @add(
+// CHECK:         memref.store %{{[0-9]+}}, [[S]]
+// CHECK-NEXT:    lowlevel.barrier
+// CHECK:         func.call @add(
+// CHECK-NEXT:    arith.select
+// CHECK-NEXT:    lowlevel.barrier
+// CHECK-NEXT:    memref.store %{{[0-9]+}}, [[S]]
+// CHECK-NEXT:    lowlevel.barrier
+// CHECK-COUNT-4: lowlevel.barrier
+// CHECK-NOT:     lowlevel.barrier
+// CHECK:         scf.if
+// CHECK-NEXT:      memref.store %{{[0-9]+}}, [[T]]
+// _carries: one work-group scans each line's 4 chunk totals in place.
+// CHECK-LABEL: lowlevel.kernel @prefix_sum_0_scan0_carries(
+// CHECK-SAME:    [[T:%[0-9]+]]: memref<1x4xf32>)
+// CHECK-SAME:    local_size = array<i64: 4, 1, 1>
+// CHECK:         memref.store %{{[0-9]+}}, [[T]]
+// _scan0: the same scan of each chunk, the prefix of the work-items before and the carry
+// of the chunks before (the scanned total at chunk - 1) combined in front of each
+// work-item's first element, then its elements scanned in private memory and stored.
 // CHECK-LABEL: lowlevel.kernel @prefix_sum_0_scan0(
-// CHECK-SAME:    [[Y:%[0-9]+]]: memref<100xf32>)
-// CHECK:         [[ITEM:%[0-9]+]] = arith.addi
-// CHECK-NEXT:    [[C1:%[0-9]+]] = arith.constant 1 : index
-// CHECK-NEXT:    [[OK:%[0-9]+]] = arith.cmpi slt, [[ITEM]], [[C1]] : index
-// CHECK-NEXT:    scf.if [[OK]] {
-// CHECK-NEXT:      %{{[0-9]+}} = arith.constant 0 : index
-// CHECK-NEXT:      [[LB:%[0-9]+]] = arith.constant 1 : index
-// CHECK-NEXT:      [[UB:%[0-9]+]] = arith.constant 100 : index
-// CHECK-NEXT:      [[ST:%[0-9]+]] = arith.constant 1 : index
-// CHECK-NEXT:      scf.for [[N:%[0-9]+]] = [[LB]] to [[UB]] step [[ST]] {
-// CHECK-NEXT:        [[ONE:%[0-9]+]] = arith.constant 1 : index
-// CHECK-NEXT:        [[PREV:%[0-9]+]] = arith.subi [[N]], [[ONE]] : index
-// CHECK-NEXT:        [[A:%[0-9]+]] = memref.load [[Y]]{{\[}}[[PREV]]] : memref<100xf32>
-// CHECK-NEXT:        [[B:%[0-9]+]] = memref.load [[Y]]{{\[}}[[N]]] : memref<100xf32>
-// CHECK-NEXT:        [[S:%[0-9]+]] = func.call @add([[A]], [[B]]) : (f32, f32) -> f32
-// CHECK-NEXT:        memref.store [[S]], [[Y]]{{\[}}[[N]]] : memref<100xf32>
-// CHECK-NEXT:      }
-// CHECK-NEXT:    }
-// CHECK-NEXT:  }
+// CHECK-SAME:    [[Y:%[0-9]+]]: memref<100xf32>, [[T:%[0-9]+]]: memref<1x4xf32>)
+// CHECK:         [[G:%[0-9]+]] = lowlevel.group_id 0
+// CHECK:         [[CHUNK:%[0-9]+]] = arith.remui [[G]], %{{[0-9]+}} : index
+// CHECK-COUNT-7: lowlevel.barrier
+// CHECK:         [[PREFIX:%[0-9]+]] = memref.load %{{[0-9]+}}[%{{[0-9]+}}, %{{[0-9]+}}] : memref<1x5xf32, "lcl">
+// CHECK:         [[BEFORE:%[0-9]+]] = arith.subi [[CHUNK]], %{{[0-9]+}} : index
+// CHECK-NEXT:    [[C0:%[0-9]+]] = arith.constant 0 : index
+// CHECK-NEXT:    [[PREV:%[0-9]+]] = arith.maxsi [[BEFORE]], [[C0]] : index
+// CHECK-NEXT:    [[CARRY:%[0-9]+]] = memref.load [[T]]{{\[}}%{{[0-9]+}}, [[PREV]]] : memref<1x4xf32>
+// CHECK:         func.call @add([[CARRY]], [[PREFIX]])
+// CHECK:         scf.if
+// CHECK-NEXT:      [[X:%[0-9]+]] = memref.load [[Y]]
+// CHECK-NEXT:      func.call @add(%{{[0-9]+}}, [[X]])
+// CHECK:           scf.for
+// CHECK:             func.call @add(
+// CHECK:             memref.store %{{[0-9]+}}, [[Y]]
 // CHECK-LABEL: func.func @prefix_sum(
 // CHECK-NEXT:    %y = memref.alloc() : memref<100xf32>
+// CHECK-NEXT:    [[T:%[0-9]+]] = memref.alloc() : memref<1x4xf32>
 // CHECK-NEXT:    lowlevel.launch @prefix_sum_0(%x, %y) global [20, 1, 1] local [5, 1, 1] : memref<100xf32>, memref<100xf32>
-// CHECK-NEXT:    lowlevel.launch @prefix_sum_0_scan0(%y) global [64, 1, 1] local [64, 1, 1] : memref<100xf32>
+// CHECK-NEXT:    lowlevel.launch @prefix_sum_0_scan0_reduce(%y, [[T]]) global [20, 1, 1] local [5, 1, 1]
+// CHECK-NEXT:    lowlevel.launch @prefix_sum_0_scan0_carries([[T]]) global [4, 1, 1] local [4, 1, 1]
+// CHECK-NEXT:    lowlevel.launch @prefix_sum_0_scan0(%y, [[T]]) global [20, 1, 1] local [5, 1, 1]
 // CHECK-NEXT:    func.return %y : memref<100xf32>
 // CHECK-NOT:   lowlevel.accumulate
 func.func @prefix_sum(%x: memref<100xf32>) -> memref<100xf32> {

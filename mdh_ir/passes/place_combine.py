@@ -30,8 +30,8 @@ kept work-group's local tiles. The counters are a zero-initialized `memref.globa
 at least twice as many work-items as those elements, `TilePlan.combine_lanes` of them
 share each element: each combines every lanes-th partial result, and the lanes meet in
 a tree in local memory (dot: 1024 work-items over 4096 partial results, instead of one
-work-item over all). Each `ps` dimension is scanned afterwards by a kernel
-(`<name>_scan<d>`) that walks each line of the outputs along that dimension.
+work-item over all). Each `ps` dimension is scanned afterwards, in parallel, by the
+kernels of `mdh_ir.passes.scan` (`<name>_scan<d>_reduce`, `_carries`, `<name>_scan<d>`).
 """
 
 from collections.abc import Callable, Sequence
@@ -78,6 +78,7 @@ from mdh_ir.dialects.mdh import Combine
 from mdh_ir.passes.assign_asm import tile_chain
 from mdh_ir.passes.carried import COMPUTE_ATTR, carried
 from mdh_ir.passes.emit import Emitter, Value, constant_value, i1
+from mdh_ir.passes.scan import ScanKernels
 from mdh_ir.tiling import Loop, TilePlan
 
 _FLOAT_OPS = {"add": arith.AddfOp, "mul": arith.MulfOp, "max": arith.MaxnumfOp, "min": arith.MinnumfOp}
@@ -86,7 +87,7 @@ _INT_OPS = {
     "and": arith.AndIOp, "or": arith.OrIOp, "xor": arith.XOrIOp,
 }  # fmt: skip
 SIDE = 64
-"""Work-group size of the combine and scan kernels."""
+"""Work-group size of the combine kernel."""
 UNROLLED_PARTIALS = 256
 PARTIALS_UNROLL = 16
 """Work-group partial results of an output combined by straight-line code, and the
@@ -394,9 +395,7 @@ class Placement:
             self.add_last_group_combine(module, temps)
         elif temps is not None:
             self.add_combine_kernel(module)
-        for d in range(plan.rank):
-            if plan.kind(d) == "ps":
-                self.add_scan_kernel(module, d)
+        self.add_scans(module)
 
     # --- extra buffers and kernels ------------------------------------------------------
 
@@ -595,30 +594,15 @@ class Placement:
         assert first is not None
         self.store_outputs(first, item, [first.load(s, [0, position]) for s in scratch], self.outputs)
 
-    def add_scan_kernel(self, module: ModuleOp, d: int) -> None:
-        plan = self.plan
-        c = plan.combines[d]
-        n = plan.sizes[d]
-        others = [k for k in plan.kept_dims if k != d]
-        lines = prod(plan.sizes[k] for k in others)
-        outputs = list(self.launch(module).args[len(self.op.inputs) : len(self.op.inputs) + len(self.types)])
-
-        def body(e: Emitter, item: SSAValue, args) -> None:
-            coords = e.delinearize(item, [plan.sizes[k] for k in others])
-            point: list[SSAValue] = [e.const(0)] * plan.rank
-            for k, x in zip(others, coords):
-                point[k] = x
-            iv, inner = e.for_(1, n)
-            prev = list(point)
-            prev[d] = inner.sub(iv, 1)
-            here = list(point)
-            here[d] = iv
-            lhs = [inner.load(o, out_index(m, prev)) for o, m in zip(args, self.op.output_maps)]
-            rhs = [inner.load(o, out_index(m, here)) for o, m in zip(args, self.op.output_maps)]
-            for v, o, m in zip(combine_values(inner, c, lhs, rhs), args, self.op.output_maps):
-                inner.store(v, o, out_index(m, here))
-
-        self.side_kernel(module, f"{self.kernel.sym_name.data}_scan{d}", outputs, lines, body)
+    def add_scans(self, module: ModuleOp) -> None:
+        """Scan each `ps` dimension of the outputs in turn (`mdh_ir.passes.scan`)."""
+        launch = self.launch(module)
+        outputs = list(launch.args[len(self.op.inputs) : len(self.op.inputs) + len(self.types)])
+        scans = ScanKernels(self.kernel, launch, self.plan, lambda e, a, b: combine_values(e, c, a, b))
+        for d in range(self.plan.rank):
+            c = self.plan.combines[d]
+            if c.kind == "ps":
+                scans.scan(d, outputs)
 
 
 @dataclass(frozen=True)
