@@ -29,7 +29,7 @@ def _is_float(x: Scalar) -> bool:
 
 def _floor_offset(r: Scalar, b: Scalar) -> Scalar:
     """Where a truncating remainder `r` of divisor `b` differs from Python's."""
-    return r.ne(0) & (r < 0).ne(b < 0)
+    return r.ne(0) & ((r < 0) ^ (b < 0))
 
 
 def _floordiv_int(a: Scalar, b: Scalar) -> Scalar:
