@@ -95,6 +95,11 @@ INSIDE_ATTR = "inside"
 """Copy attribute (unit): the box lies inside the source wherever the copy runs, so its
 moves need no bounds checks (see mdh-promote-memory)."""
 
+SOURCE_EXTENTS_ATTR = "source_extents"
+"""Copy attribute: the logical extents of the part of the source that holds data (a local
+copy's box, without the `lcl_pad` elements of its rows); box elements beyond it count as
+outside the source (see mdh-promote-memory)."""
+
 ALIGNMENT_ATTR = "alignment"
 """`vector.load`/`vector.store` attribute: bytes to which the address is aligned, the
 vector's size (see lowlevel-align-vectors)."""
@@ -393,6 +398,15 @@ class CopyOp(IRDLOperation):
     def inside(self) -> bool:
         """Whether the box lies inside the source wherever the copy runs (`INSIDE_ATTR`)."""
         return INSIDE_ATTR in self.attributes
+
+    def source_extents(self) -> list[int]:
+        """The logical extents of the source's data (`SOURCE_EXTENTS_ATTR`, else its shape)."""
+        known = self.attributes.get(SOURCE_EXTENTS_ATTR)
+        if isinstance(known, DenseArrayBase):
+            return list(known.get_values())
+        shape = self.source.type.get_shape()  # type: ignore[attr-defined]
+        perm = self.source_perm.get_values()
+        return [shape[perm.index(a)] for a in range(len(perm))]
 
     def units(self) -> list[int]:
         """The box in moved units: the innermost extent counts vectors of `lanes()`."""

@@ -173,11 +173,14 @@ def inside(e: Emitter, index: Sequence[SSAValue], extents: Sequence[int]) -> SSA
 
 
 def read(
-    e: Emitter, mem: SSAValue, index: Sequence[SSAValue], perm: Sequence[int], mode: str
+    e: Emitter, mem: SSAValue, index: Sequence[SSAValue], perm: Sequence[int], mode: str,
+    extents: Sequence[int] | None = None,
 ) -> SSAValue:
-    """Load logical position `index` of `mem` (axis i of mem holds logical axis perm[i])."""
-    shape = mem.type.get_shape()  # type: ignore[attr-defined]
-    extents = [shape[perm.index(a)] for a in range(len(perm))]
+    """Load logical position `index` of `mem` (axis i of mem holds logical axis perm[i]);
+    `extents`: the logical extents of its data (default: its shape)."""
+    if extents is None:
+        shape = mem.type.get_shape()  # type: ignore[attr-defined]
+        extents = [shape[perm.index(a)] for a in range(len(perm))]
     fixed = [fix_index(e, j, n, mode) for j, n in zip(index, extents)]
     value = e.load(mem, [fixed[a] for a in perm])
     if mode != "zero":
@@ -253,7 +256,7 @@ class Move:
         if self.half == "store":
             value = e.load(self.elements, slot)  # type: ignore[arg-type]
         else:
-            value = read(e, copy.source, position, copy.source_perm.get_values(), mode)
+            value = read(e, copy.source, position, copy.source_perm.get_values(), mode, self.logical)
         if self.half == "load":
             e.store(value, self.elements, slot)  # type: ignore[arg-type]
         else:
@@ -262,9 +265,7 @@ class Move:
 
 def expand_copy(copy: CopyOp) -> None:
     e = Emitter.before(copy)
-    source_perm = copy.source_perm.get_values()
-    shape = copy.source.type.get_shape()  # type: ignore[attr-defined]
-    logical = [shape[source_perm.index(a)] for a in range(len(source_perm))]
+    logical = copy.source_extents()
     lanes, units, turns = copy.lanes(), copy.units(), copy.turns()
     total, workers = prod(units), copy.workers.value.data
     elements = copy.stage

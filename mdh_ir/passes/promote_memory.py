@@ -13,7 +13,8 @@ when a work-group has one work-item):
     }
 
 With `inp_mem[1][b] == "prv"`, every private tile copies its box into a private buffer
-(from the local copy if there is one). Boxes are stored in `buf_layout` axis order; a
+(from the local copy if there is one: the copy's `source_extents` are the local box,
+whose rows' padding holds nothing). Boxes are stored in `buf_layout` axis order; a
 local buffer of two or more axes has `lcl_pad` more elements in each row (innermost
 axis) than its box, so that work-items writing a column hit different banks (the copy's
 extents stay the box's).
@@ -44,11 +45,13 @@ from mdh_ir.dialects.lowlevel import (
     LANES_ATTR,
     LCL,
     PRV,
+    SOURCE_EXTENTS_ATTR,
     BarrierOp,
     CopyOp,
     KernelOp,
     TileForOp,
     ViewLoadOp,
+    i64_array,
 )
 from mdh_ir.passes.assign_asm import tile_chain
 from mdh_ir.passes.carried import carried
@@ -152,7 +155,9 @@ def promote(kernel: KernelOp) -> None:
             source, source_perm, mode = outer.buffer, outer.perm, "none"
             base = [e.sub(o, p) for o, p in zip(origin, outer.origin)]
         zero = e.const(0)
-        e.op(CopyOp(source, cache.buffer, base, cache.extents, source_perm, perm, mode, zero, 1))
+        copy = e.op(CopyOp(source, cache.buffer, base, cache.extents, source_perm, perm, mode, zero, 1))
+        if b in caches and copy.source_extents() != list(caches[b].extents):
+            copy.attributes[SOURCE_EXTENTS_ATTR] = i64_array(caches[b].extents)
         caches[b] = cache
 
     limits = ReadLimits(plan, {loop.dim.value.data: loop for loop in local}, lt_body)
