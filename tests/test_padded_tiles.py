@@ -41,9 +41,8 @@ def test_register_tile_loops_are_constant_at_sizes_no_tile_divides(n: int) -> No
     assert TilePlan(op, cfg).ragged(0), "the sizes must leave partial tiles"
     for p in pipeline("gpu"):
         p.apply(make_context(), module)
-    (kernel,) = [k for k in module.walk() if isinstance(k, KernelOp)]
     loops = [
-        loop for loop in kernel.walk()
+        loop for kernel in module.walk() if isinstance(kernel, KernelOp) for loop in kernel.walk()
         if isinstance(loop, scf.ForOp) and touches_private(loop)
         and not any(isinstance(o, BarrierOp) for o in loop.walk())
     ]  # fmt: skip

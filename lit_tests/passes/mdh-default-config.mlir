@@ -298,14 +298,17 @@ func.func @row(%A: memref<1x256xf32>, %B: memref<256x64xf32>) -> memref<1x64xf32
   func.return %C : memref<1x64xf32>
 }
 
-// On gpu, with a reduction of at least 64 and two kept dimensions of at least 64: the
-// GEMM-like shape, 16 x 16 work-items computing 2 x 2 private tiles of 2 x 2 vectors of 2
-// in 128 x 128 x 8 local tiles, every input cached in local memory with the reduction's
-// axis outermost (A's tile stored k-major) and rows padded by 4 (lcl_pad), and the next
-// local tile's copies loaded during this one (prefetch = 1).
+// On gpu, with a reduction, an innermost kept dimension of at least 64 and at least 32
+// points of the others: the GEMM-like shape, 16 x 16 work-items computing private tiles
+// of 2 x 2 vectors of 2 in local tiles of 128 x 128 x 8 or 64 x 64 x 8, every input cached
+// in local memory with the reduction's axis outermost (A's tile stored k-major) and rows
+// padded by 4 (lcl_pad), and the next local tile's copies loaded during this one
+// (prefetch = 1). 256^3 has too few work-groups for one wave of two a compute unit even
+// with tiles of 64 (16): its reduction (256, shorter than 2048) is split in 4 parts of 64
+// across work-groups.
 // GPU-LABEL: func.func @gemm(
 // GPU:      mdh.compute "gemm"
-// GPU-SAME: config = #mdh.config<num_wg = [2, 2, 1], num_wi = [16, 16, 1], lt_size = [128, 128, 8], pt_size = [2, 2, 1],
+// GPU-SAME: config = #mdh.config<num_wg = [4, 4, 4], num_wi = [16, 16, 1], lt_size = [64, 64, 8], pt_size = [2, 2, 1],
 // GPU-SAME: inp_mem = {{\[\[}}"lcl", "lcl"], ["glb", "glb"]],
 // GPU-SAME: buf_layout = {{\[\[\[}}1, 0], [0, 1]], [[0, 1], [0, 1]]],
 // GPU-SAME: vector_width = 2, unroll = 1, prefetch = 1, lcl_pad = 4, wg_combine = "kernel">}
