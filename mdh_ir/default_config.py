@@ -115,7 +115,7 @@ def _gpu_config(op: ComputeOp, device: DeviceInfo) -> Config:
     shapes: list[Config | None] = []
     reduction = prod(sizes[d] for d in pw)
     rows = _register_rows(op, kept) if len(kept) >= 2 else None
-    if many and rows is not None and reduction >= 16 and sizes[kept[-1]] >= 16 and sizes[rows] > SKINNY:
+    if many and rows is not None and _register_tiles_pay(op, device, rows, reduction):
         pair = [rows, kept[-1]]
         shapes = [_gpu_register_tiles(op, device, pair, pw, *_side_and_split(op, device, pair, pw))]
     if len(kept) >= 2 and pw and min(sizes[d] for d in kept[-2:]) >= 64:
@@ -291,6 +291,26 @@ def _gpu_transposed_tiles(op: ComputeOp, device: DeviceInfo, side: int = 32) -> 
 SKINNY = 16
 """Most rows of a product that takes the few-rows shapes (`_skinny_rows`) instead of the
 register tiles."""
+
+
+def _register_tiles_pay(op: ComputeOp, device: DeviceInfo, rows: int, reduction: int) -> bool:
+    """Whether the register tiles (`_gpu_register_tiles`, rows on `rows`) are the GPU
+    default: a reduction and columns of at least 16 and more than `SKINNY` rows (or at
+    least 256 work-groups of the other kept dimensions: contraction 16^6 x 32, 4.02 ->
+    0.32 ms); with fewer rows, only for a reduction of at least 256 and more outputs than
+    the shared
+    reductions of the few-outputs shape take (H100, ResNet-50 1x1 convolutions at n = 1
+    over 7x7 and 14x14 images, cuDNN / ours: 0.08-0.28 with one output a work-item,
+    0.36-1.26 with register tiles; the bar's bmatmul 16x10x500x64, reduction 64, 0.0072
+    ms with its shape, 0.0164 with register tiles; 3x3 over 7x7 with shared reductions
+    2.5, with register tiles 0.53)."""
+    sizes, kept = op.sizes, _kinds(op)[0]
+    if reduction < 16 or sizes[kept[-1]] < 16:
+        return False
+    others = prod(sizes[d] for d in kept[:-1] if d != rows)
+    if sizes[rows] > SKINNY or others >= 256:
+        return True
+    return reduction >= 256 and prod(sizes[d] for d in kept) >= 256 * device.compute_units
 
 
 def _register_rows(op: ComputeOp, kept: list[int]) -> int | None:
