@@ -5,11 +5,13 @@
   dimensions, innermost first (adjacent work-items touch adjacent elements); otherwise
   they go to the innermost pw dimension, whose partial results are combined in local
   memory, and pw dimensions are also split across work-groups until the device is busy.
-- GPU: 256 work-items per work-group, pt_size 1; computations with a reduction and two
-  kept dimensions of at least 64 get a GEMM-like register-tiled shape instead
-  (`_gpu_register_tiles`) when a pw dimension has at least 64 elements and the shape
-  satisfies every rule, else 4 x 2 outputs per work-item with the weights in local
-  memory (`_gpu_output_tiles`). With a reduction, when the
+- GPU: 256 work-items per work-group, pt_size 1; computations whose register tiles pay
+  (`_register_tiles_pay`: matrix products, convolutions, contractions) get a GEMM-like
+  register-tiled shape instead (`_gpu_register_tiles`), its rows on a dimension only
+  the other input indexes (`_register_rows`), its side and the split of the reduction
+  across work-groups filling the device (`_side_and_split`), where it satisfies every
+  rule; else, with two kept dimensions of at least 64, 4 x 2 outputs per work-item with
+  the weights in local memory (`_gpu_output_tiles`). With a reduction, when the
   innermost kept dimension takes all work-items, each computes 4 outputs along the next
   kept dimension if 4 divides it, the reduction's loop outside those 4 (each weight read
   serves 4 outputs: measured on H100, matmul 16 x 1000 x 2048 0.049 -> 0.030 ms; the
@@ -298,12 +300,11 @@ def _register_tiles_pay(op: ComputeOp, device: DeviceInfo, rows: int, reduction:
     default: a reduction and columns of at least 16 and more than `SKINNY` rows (or at
     least 256 work-groups of the other kept dimensions: contraction 16^6 x 32, 4.02 ->
     0.32 ms); with fewer rows, only for a reduction of at least 256 and more outputs than
-    the shared
-    reductions of the few-outputs shape take (H100, ResNet-50 1x1 convolutions at n = 1
-    over 7x7 and 14x14 images, cuDNN / ours: 0.08-0.28 with one output a work-item,
-    0.36-1.26 with register tiles; the bar's bmatmul 16x10x500x64, reduction 64, 0.0072
-    ms with its shape, 0.0164 with register tiles; 3x3 over 7x7 with shared reductions
-    2.5, with register tiles 0.53)."""
+    the shared reductions of the few-outputs shape take (H100, ResNet-50 1x1
+    convolutions at n = 1 over 7x7 and 14x14 images, cuDNN / ours: 0.08-0.28 with one
+    output a work-item, 0.36-1.26 with register tiles; the bar's bmatmul 16x10x500x64,
+    reduction 64, 0.0072 ms with its shape, 0.0164 with register tiles; 3x3 over 7x7
+    with shared reductions 2.5, with register tiles 0.53)."""
     sizes, kept = op.sizes, _kinds(op)[0]
     if reduction < 16 or sizes[kept[-1]] < 16:
         return False
@@ -361,9 +362,11 @@ def _side_and_split(op: ComputeOp, device: DeviceInfo, pair: list[int], pw: list
 def _gpu_register_tiles(
     op: ComputeOp, device: DeviceInfo, pair: list[int], pw: list[int], side: int = 128, split: int = 1
 ) -> Config:
-    """A GEMM-like shape: 16 x 16 work-items on `pair`, each computing 8 x 8 outputs in
-    interleaved private tiles of 2 (conflict-free local reads), work-group tiles of up
-    to 128 x 128, pw dimensions in local tiles of 8 with every input cached in local
+    """A GEMM-like shape: 16 x 16 work-items on `pair` (fewer on a dimension of fewer
+    than 32 elements), each computing outputs in interleaved private tiles of 2
+    (conflict-free local reads), work-group tiles of up to `side` x `side`, the innermost
+    pw dimension split across `split` work-groups (their partial results combined by a
+    second kernel), pw dimensions in local tiles of 8 with every input cached in local
     memory and the next tile's copies loaded during this one (`prefetch`; H100,
     matmul 4096^3: 4.35 -> 4.22 ms), vectors of 2 along the innermost dimension.
     Local tiles are stored with the pw axes outermost, so that the private tiles read
