@@ -115,9 +115,8 @@ def _gpu_config(op: ComputeOp, device: DeviceInfo) -> Config:
     outputs = prod(sizes[d] for d in kept)
     many = outputs >= 64 * device.compute_units or not pw
     shapes: list[Config | None] = []
-    reduction = prod(sizes[d] for d in pw)
     rows = _register_rows(op, kept) if len(kept) >= 2 else None
-    if many and rows is not None and _register_tiles_pay(op, device, rows, reduction):
+    if many and rows is not None and _register_tiles_pay(op, device, rows):
         pair = [rows, kept[-1]]
         shapes = [_gpu_register_tiles(op, device, pair, pw, *_side_and_split(op, device, pair, pw))]
     if len(kept) >= 2 and pw and min(sizes[d] for d in kept[-2:]) >= 64:
@@ -295,7 +294,7 @@ SKINNY = 16
 register tiles."""
 
 
-def _register_tiles_pay(op: ComputeOp, device: DeviceInfo, rows: int, reduction: int) -> bool:
+def _register_tiles_pay(op: ComputeOp, device: DeviceInfo, rows: int) -> bool:
     """Whether the register tiles (`_gpu_register_tiles`, rows on `rows`) are the GPU
     default: a reduction and columns of at least 16 and more than `SKINNY` rows (or at
     least 256 work-groups of the other kept dimensions: contraction 16^6 x 32, 4.02 ->
@@ -305,7 +304,8 @@ def _register_tiles_pay(op: ComputeOp, device: DeviceInfo, rows: int, reduction:
     output a work-item, 0.36-1.26 with register tiles; the bar's bmatmul 16x10x500x64,
     reduction 64, 0.0072 ms with its shape, 0.0164 with register tiles; 3x3 over 7x7
     with shared reductions 2.5, with register tiles 0.53)."""
-    sizes, kept = op.sizes, _kinds(op)[0]
+    sizes, (kept, pw) = op.sizes, _kinds(op)
+    reduction = prod(sizes[d] for d in pw)
     if reduction < 16 or sizes[kept[-1]] < 16:
         return False
     others = prod(sizes[d] for d in kept[:-1] if d != rows)

@@ -206,10 +206,7 @@ def eval_expr(e: Emitter, expr: AffineExpr, dims: Sequence[SSAValue], syms: Sequ
 def expand_view_load(load: ViewLoadOp) -> None:
     e = Emitter.before(load)
     amap = load.map.data
-    dims = list(load.dims)
-    if load.limits:
-        used = amap.used_dims()
-        dims = [e.min(d, lim) if lim is not d and i in used else d for i, (d, lim) in enumerate(zip(dims, load.limits))]
+    dims = [d if lim is d else e.min(d, lim) for d, lim in zip(load.dims, load.limits or load.dims)]
     index = [e.value(eval_expr(e, r, dims, load.syms)) for r in amap.results]
     if isinstance(load.result.type, VectorType):
         value = e.emit(vector.LoadOp(load.source, index, load.result.type))

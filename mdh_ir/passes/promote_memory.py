@@ -166,12 +166,9 @@ def promote(kernel: KernelOp) -> None:
             b = args.index(load.source)
             cache = caches.get(b)
             where = "glb" if cache is None else "prv" if b in plan.cached("pt") else "lcl"
-            bounds = [limits.get(where, d) for d in range(len(load.dims))]
-            bounds = [x if lim is None else lim for lim, x in zip(bounds, load.dims)]
-            if all(lim is x for lim, x in zip(bounds, load.dims)):
-                if cache is None:
-                    continue
-                bounds = []
+            bounds = limits.of(where, load)
+            if cache is None and not bounds:
+                continue
             if cache is None:
                 new = ViewLoadOp(load.source, load.dims, load.syms, load.map, load.boundary.data, limits=bounds)
             else:
@@ -193,6 +190,15 @@ class ReadLimits:
     def __init__(self, plan: TilePlan, local: dict[int, TileForOp], lt_body: Block):
         self.plan, self.local, self.lt_body = plan, local, lt_body
         self.made: dict[tuple[str, int], SSAValue | None] = {}
+
+    def of(self, where: str, load: ViewLoadOp) -> list[SSAValue]:
+        """The `limits` of `load` reading from `where`: per dim, its limit, or the dim
+        itself where it has none or the map does not use it; none where no dim has one."""
+        used = load.map.data.used_dims()
+        bounds = [self.get(where, d) if d in used else None for d in range(len(load.dims))]
+        if all(b is None for b in bounds):
+            return []
+        return [x if b is None else b for b, x in zip(bounds, load.dims)]
 
     def get(self, where: str, d: int) -> SSAValue | None:
         if (where, d) not in self.made:
