@@ -598,11 +598,10 @@ class Placement:
         """Scan each `ps` dimension of the outputs in turn (`mdh_ir.passes.scan`)."""
         launch = self.launch(module)
         outputs = list(launch.args[len(self.op.inputs) : len(self.op.inputs) + len(self.types)])
-        scans = ScanKernels(self.kernel, launch, self.plan, lambda e, a, b: combine_values(e, c, a, b))
-        for d in range(self.plan.rank):
-            c = self.plan.combines[d]
+        scans = ScanKernels(self.kernel, launch, self.plan)
+        for d, c in enumerate(self.plan.combines):
             if c.kind == "ps":
-                scans.scan(d, outputs)
+                scans.scan(d, outputs, lambda e, a, b, c=c: combine_values(e, c, a, b))
 
 
 @dataclass(frozen=True)

@@ -244,8 +244,8 @@ class ScanKernels:
     """Adds the kernels of the scans of one computation's kernel, each after the last
     kernel and launch so far."""
 
-    def __init__(self, kernel: KernelOp, launch: LaunchOp, plan: TilePlan, combine: Combine):
-        self.kernel, self.plan, self.combine = kernel, plan, combine
+    def __init__(self, kernel: KernelOp, launch: LaunchOp, plan: TilePlan):
+        self.kernel, self.plan = kernel, plan
         self.main_launch = launch
         self.last_kernel: Operation = kernel
         self.last_launch: Operation = launch
@@ -265,9 +265,9 @@ class ScanKernels:
         self.last_kernel, self.last_launch = kernel, launch
         return kernel
 
-    def scan(self, d: int, outputs: Sequence[SSAValue]) -> None:
-        """The scan of dimension d of `outputs` (host buffers), in place."""
-        plan, combine = self.plan, self.combine
+    def scan(self, d: int, outputs: Sequence[SSAValue], combine: Combine) -> None:
+        """The scan of dimension d of `outputs` (host buffers), in place, with `combine`."""
+        plan = self.plan
         shape = plan.scan_shape(d)
         types = [o.type.element_type for o in outputs]  # type: ignore[attr-defined]
         name, k = f"{self.kernel.sym_name.data}_scan{d}", len(outputs)
