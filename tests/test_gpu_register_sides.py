@@ -1,0 +1,55 @@
+"""The GPU default's register tiles grow a short side across the kept dimensions of
+the same side: a contraction's 16 output columns f are joined by its e, a convolution's
+batch by its image columns. The grown tiles are legal, sized as chosen, and compute
+the reference's result at sizes no tile divides (run on the test device)."""
+
+from __future__ import annotations
+
+from math import prod
+
+import numpy as np
+import pytest
+
+from mdh_ir.catalog import CATALOG
+from mdh_ir.constraints import violations
+from mdh_ir.default_config import default_config
+from mdh_ir.device import PRESETS
+from mdh_ir.semantics.reference import find_compute
+from tests.lowering_check import run_and_check
+
+CASES = {
+    # gdab,efgc->abcdef: rows d (+ b), columns f (+ e), reduction g
+    "contraction": ("tensor_contraction", dict(a=3, b=5, c=2, d=17, e=7, f=17, g=19)),
+    # nhwc convolution, batch 33 (+ image columns q), 3x3
+    "convolution": ("mcc", dict(n=33, p=5, q=6, k=67, r=3, s=3, c=17, stride=1)),
+}
+
+
+def _default(name: str):
+    entry, sizes = CASES[name]
+    params = CATALOG[entry].params(**sizes)
+    module = CATALOG[entry].build(**params)
+    return entry, params, module, default_config(find_compute(module), PRESETS["gpu"])
+
+
+def test_contraction_sides_join_e_to_f_and_b_to_d() -> None:
+    _, _, module, cfg = _default("contraction")
+    a, b, c, d, e, f, g = range(7)
+    assert cfg.lt_size[f] == 16 and cfg.lt_size[e] > 1, cfg
+    assert cfg.lt_size[d] == 16 and cfg.lt_size[b] > 1, cfg
+    assert cfg.lt_size[a] == cfg.lt_size[c] == 1, cfg
+    assert not violations(find_compute(module), cfg, PRESETS["gpu"])
+
+
+def test_convolution_rows_join_image_columns_to_the_batch() -> None:
+    _, _, module, cfg = _default("convolution")
+    n, p, q, k = range(4)
+    assert cfg.lt_size[n] == 32 and cfg.lt_size[q] == 2 and cfg.lt_size[p] == 1, cfg
+    assert prod(cfg.num_wi) <= PRESETS["gpu"].max_wg_size
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_grown_sides_match_the_reference(name: str) -> None:
+    entry, params, module, cfg = _default(name)
+    inputs = CATALOG[entry].inputs(np.random.default_rng(7), **params)
+    run_and_check(module, inputs, cfg)
