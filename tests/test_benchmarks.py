@@ -1,4 +1,4 @@
-"""The benchmark harness (`python -m benchmarks`): case selection, and a quick CPU run
+"""The benchmark harness (`python -m mdh_bench`): case selection, and a quick CPU run
 whose CSV, run description and RESULTS.md section are checked, then merged with a
 second run. CLBlast is pointed at a missing library: the harness must go on without it."""
 
@@ -12,12 +12,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchmarks import clblast, measure
-from benchmarks.__main__ import main
-from benchmarks.cases import BAR_CASES, parse_cases
-from benchmarks.measure import Roofline, Sampler, settle, stream_kernel
-from benchmarks.peers import copy_peer, stream_peer
-from benchmarks.run import case_data
+from mdh_bench import clblast, measure
+from mdh_bench.__main__ import main
+from mdh_bench.cases import BAR_CASES, parse_cases
+from mdh_bench.measure import Roofline, Sampler, settle, stream_kernel
+from mdh_bench.peers import copy_peer, stream_peer
+from mdh_bench.run import case_data
 from mdh_ir.runtime import _context, select_device
 
 
@@ -94,7 +94,7 @@ def test_quick_cpu_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_a_failing_program_shared_by_tuned_and_default_fails_both(monkeypatch) -> None:
-    from benchmarks import ours, run
+    from mdh_bench import ours, run
 
     (case,) = parse_cases("matvec", "cpu")
     data = case_data(case)
@@ -111,7 +111,7 @@ def test_a_failing_program_shared_by_tuned_and_default_fails_both(monkeypatch) -
 def test_every_timed_run_follows_the_flush(monkeypatch: pytest.MonkeyPatch) -> None:
     """`interleave` calls `before` right before each run of each sampler, warm-up
     included; `run_case` passes the runtime's flush of the tuner's size."""
-    from benchmarks import ours, run
+    from mdh_bench import ours, run
     from mdh_ir import runtime
     from mdh_ir.tuning.evaluate import FLUSH_BYTES
 
@@ -197,8 +197,8 @@ def test_every_sweep_case_parses_and_builds() -> None:
     """Every case of every sweep names a known size; its module builds at full size, and
     at the small size its inputs and reference are made. ResNet-50's layers are valid
     convolutions over the padded input, (p-1)·stride + r wide."""
-    from benchmarks.cases import SWEEPS, quick, sweep_cases
-    from benchmarks.entries import ENTRIES
+    from mdh_bench.cases import SWEEPS, quick, sweep_cases
+    from mdh_bench.entries import ENTRIES
 
     for name in SWEEPS:
         cases = sweep_cases(name, "gpu")
@@ -224,7 +224,7 @@ def test_every_sweep_case_parses_and_builds() -> None:
 
 def test_reductions_over_each_axis() -> None:
     """The harness's reductions over j and k match numpy, and so do their numpy peers."""
-    from benchmarks.peers import numpy_peer
+    from mdh_bench.peers import numpy_peer
 
     for name, axis in [("reduce_sum_j", 1), ("reduce_max_k", 2)]:
         (case,) = parse_cases(f"{name}:6x5x4", "cpu")
@@ -236,7 +236,7 @@ def test_reductions_over_each_axis() -> None:
 
 
 def test_geomean_leaves_out_zero_and_nan_ratios() -> None:
-    from benchmarks.report import _geomean, _ratio_text
+    from mdh_bench.report import _geomean, _ratio_text
 
     assert _geomean([2.0, 8.0]) == "4.00"
     assert _geomean([0.0, float("nan"), 2.0, 8.0]) == "4.00 (2 not positive and finite, left out)"
@@ -259,7 +259,7 @@ def test_sweep_section_ratios_means_and_counts() -> None:
     """Per case the peer's time over our default and tuned times; the geometric mean and
     the counts below 0.5x and 0.3x per column; a case not measured is said so; a peer's
     tuning is stated beside ours."""
-    from benchmarks.report import sweep_section
+    from mdh_bench.report import sweep_section
 
     rows = [
         _row("matmul:a", "ours tuned", 1.0, "5 evals, 3 s"), _row("matmul:a", "ours default", 2.0),
@@ -282,10 +282,10 @@ def test_sweep_section_ratios_means_and_counts() -> None:
 def test_a_failing_section_keeps_the_csv(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A formatting error in RESULTS.md's section loses no result: the CSV and JSON are
     written, RESULTS.md is left as it was, and `save` returns."""
-    from benchmarks import report
-    from benchmarks.cases import Case
-    from benchmarks.measure import Measurement
-    from benchmarks.run import CaseResult
+    from mdh_bench import report
+    from mdh_bench.cases import Case
+    from mdh_bench.measure import Measurement
+    from mdh_bench.run import CaseResult
 
     (tmp_path / "RESULTS.md").write_text("before\n")
     monkeypatch.setattr(report, "section", lambda *args: 1 / 0)
@@ -301,7 +301,7 @@ def test_triton_and_inductor_unavailable_without_torch(monkeypatch: pytest.Monke
     reason; on computations other than matrix products Triton has no kernel."""
     import sys
 
-    from benchmarks import peers
+    from mdh_bench import peers
 
     monkeypatch.setitem(sys.modules, "torch", None)  # import torch raises ImportError
     (matmul,) = parse_cases("matmul:8x8x8", "gpu")
@@ -319,7 +319,7 @@ def test_triton_kernel_module_imports() -> None:
     """The Triton kernel is defined and autotuned per precision over 8 configurations
     (triton imports without a GPU; launching it needs one)."""
     pytest.importorskip("triton", reason="triton is not installed here (the GPU machine has it)")
-    from benchmarks import triton_matmul
+    from mdh_bench import triton_matmul
 
     assert len(triton_matmul.CONFIGS) == 8 and set(triton_matmul.AUTOTUNED) == {"ieee", "tf32"}
     assert "PRECISION" in triton_matmul.matmul_kernel.arg_names

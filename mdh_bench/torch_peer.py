@@ -25,9 +25,9 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.measure import Measurement, Sampler
-from benchmarks.entries import REDUCTIONS
-from benchmarks.run import CaseData
+from mdh_bench.measure import Measurement, Sampler
+from mdh_bench.entries import REDUCTIONS
+from mdh_bench.run import CaseData
 
 WARMUP = 5
 GATE_CYCLES = 1_000_000

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from math import prod
 from typing import Any
 
-from benchmarks.entries import ENTRIES
+from mdh_bench.entries import ENTRIES
 
 _CUBE = {str(n): dict(i=n, j=n, k=n) for n in (127, 256, 500, 512, 1000, 1023, 1024, 1025, 2000, 3000, 4096)}
 _RESNET50_1 = dict(p=112, q=112, k=64, r=7, s=7, c=3, stride=2)

@@ -1,7 +1,7 @@
-"""`python -m benchmarks`: tune and measure the benchmark cases against their peers.
+"""`python -m mdh_bench`: tune and measure the benchmark cases against their peers.
 
-    python -m benchmarks --device cpu|gpu [--cases matmul:1024,matvec:4096,... | --sweep NAME]
-        [--budget 2m|none] [--db FILE] [--out benchmarks/] [--repeats 20] [--peers P,...] [--quick]
+    python -m mdh_bench --device cpu|gpu [--cases matmul:1024,matvec:4096,... | --sweep NAME]
+        [--budget 2m|none] [--db FILE] [--out mdh_bench/] [--repeats 20] [--peers P,...] [--quick]
 
 For each case, in this process: build the module, make seeded inputs and the float64
 reference (the catalog's numpy twin), tune ours (TPE, `--budget`, evaluations stored in
@@ -11,14 +11,14 @@ roofline (copy bandwidth, FMA peak) is measured once at the start of the run. Re
 to `--out`: `results_<device>.csv` and `.json` (merged: re-measured cases are replaced)
 and that device's section of RESULTS.md; they are saved after every case.
 
-`--sweep NAME` runs a size sweep of `benchmarks.cases.SWEEPS` (`gpu`, `cpu`, or a part
+`--sweep NAME` runs a size sweep of `mdh_bench.cases.SWEEPS` (`gpu`, `cpu`, or a part
 such as `gpu-matmul`) and writes its own RESULTS.md section: per case our default's and
 tuned time's ratios against every peer, their geometric means and the counts below 0.5x
 and 0.3x (a part's run also updates its device's whole sweep's section). `--budget none`
 times ours with the default configuration only.
 
 `--quick` is a smoke run: the catalog's small sizes, a budget of a few evaluations,
-5 repeats, and results under `benchmarks/quick/` unless `--out` is given.
+5 repeats, and results under `mdh_bench/quick/` unless `--out` is given.
 """
 
 from __future__ import annotations
@@ -30,25 +30,25 @@ import warnings
 from datetime import datetime
 from pathlib import Path
 
-from benchmarks.cases import SWEEPS, parse_cases, quick, sweep_cases, sweeps_including
-from benchmarks.peers import PEERS
-from benchmarks.report import RunInfo, save
-from benchmarks.run import NO_TUNING, log, run_case
+from mdh_bench.cases import SWEEPS, parse_cases, quick, sweep_cases, sweeps_including
+from mdh_bench.peers import PEERS
+from mdh_bench.report import RunInfo, save
+from mdh_bench.run import NO_TUNING, log, run_case
 
 HERE = Path(__file__).parent
 
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m mdh_bench", description=__doc__.splitlines()[0])
     parser.add_argument("--device", choices=["cpu", "gpu"], default="cpu")
     selection = parser.add_mutually_exclusive_group()
     selection.add_argument("--cases", help="comma-separated ENTRY[:SIZE] (default: the device's bar cases)")
-    selection.add_argument("--sweep", choices=list(SWEEPS), help="a size sweep (benchmarks/cases.py)")
+    selection.add_argument("--sweep", choices=list(SWEEPS), help="a size sweep (mdh_bench/cases.py)")
     parser.add_argument(
         "--budget", help=f"tuning budget per case (default 2m; --quick: 3evals,30s; {NO_TUNING}: no tuning)"
     )
     parser.add_argument("--db", help="tuning database (default OUT/tuning.sqlite)")
-    parser.add_argument("--out", type=Path, help="results folder (default benchmarks/, --quick: benchmarks/quick/)")
+    parser.add_argument("--out", type=Path, help="results folder (default mdh_bench/, --quick: mdh_bench/quick/)")
     parser.add_argument("--repeats", type=int, help="timed runs per variant (default 20; --quick: 5)")
     parser.add_argument("--peers", help="comma-separated peers (default: all of the device's)")
     parser.add_argument("--quick", action="store_true", help="small sizes and a tiny budget")
@@ -68,8 +68,8 @@ def libraries(device: str) -> list[str]:
     """What the peers are built on, as text for the report."""
     import numpy as np
 
-    from benchmarks.clblast import library, library_path
-    from benchmarks.openblas import openblas_info
+    from mdh_bench.clblast import library, library_path
+    from mdh_bench.openblas import openblas_info
 
     found = [f"numpy {np.__version__}"]
     blas = openblas_info()
@@ -90,7 +90,7 @@ def libraries(device: str) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from benchmarks.measure import measure_roofline
+    from mdh_bench.measure import measure_roofline
     from mdh_ir.device import DeviceInfo
     from mdh_ir.runtime import _context, select_device
 

@@ -3,7 +3,7 @@
 
 OpenBLAS built with DYNAMIC_ARCH picks its kernels for the CPU at load time; the
 environment variable `OPENBLAS_CORETYPE` forces a core type, and only takes effect when
-the library is loaded, hence the subprocess: `python -m benchmarks.openblas CASE_JSON
+the library is loaded, hence the subprocess: `python -m mdh_bench.openblas CASE_JSON
 REPEATS` prints the numpy peer's measurement of one case (JSON).
 """
 
@@ -18,8 +18,8 @@ import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from benchmarks.cases import Case
-from benchmarks.measure import Measurement
+from mdh_bench.cases import Case
+from mdh_bench.measure import Measurement
 
 AVX512_CORETYPE = "SkylakeX"
 
@@ -90,7 +90,7 @@ def avx512_problem(info: OpenBLAS | None) -> str | None:
 def numpy_with_coretype(case: Case, repeats: int, coretype: str) -> Measurement:
     """The numpy peer's measurement of `case` in a subprocess with `OPENBLAS_CORETYPE`."""
     env = {**os.environ, "OPENBLAS_CORETYPE": coretype}
-    args = [sys.executable, "-m", "benchmarks.openblas", json.dumps(asdict(case)), str(repeats)]
+    args = [sys.executable, "-m", "mdh_bench.openblas", json.dumps(asdict(case)), str(repeats)]
     root = Path(__file__).parent.parent
     done = subprocess.run(args, env=env, cwd=root, capture_output=True, text=True, timeout=3600)
     if done.returncode < 0:
@@ -101,9 +101,9 @@ def numpy_with_coretype(case: Case, repeats: int, coretype: str) -> Measurement:
 
 
 def _main(case_json: str, repeats: str) -> None:
-    from benchmarks.measure import interleave
-    from benchmarks.peers import numpy_peer
-    from benchmarks.run import case_data
+    from mdh_bench.measure import interleave
+    from mdh_bench.peers import numpy_peer
+    from mdh_bench.run import case_data
 
     data = case_data(Case(**json.loads(case_json)))
     (measurement,) = interleave([numpy_peer(data)], int(repeats), idle=True)

@@ -13,7 +13,7 @@ recorded too.
 
 `tuned_parameters` reports the parameters CLBlast uses for a kernel; the C API cannot
 say, so a small C++ shim around `clblast::RetrieveParameters` is compiled with g++, or
-loaded from `$CLBLAST_SHIM` (built elsewhere by `python -m benchmarks.clblast build-shim
+loaded from `$CLBLAST_SHIM` (built elsewhere by `python -m mdh_bench.clblast build-shim
 FILE`; it needs only libstdc++, its CLBlast symbols resolve against the loaded library).
 """
 
@@ -183,7 +183,7 @@ class Call:
         the end of the routine's event, that event's duration)."""
         import pyopencl as cl
 
-        from benchmarks.measure import event_seconds
+        from mdh_bench.measure import event_seconds
 
         marker = self.blas.mark([gate] if gate is not None else None)
         if gate is None:
@@ -257,7 +257,7 @@ def tuned_parameters(device, kernel: str) -> str:
 
 
 if __name__ == "__main__":
-    # python -m benchmarks.clblast build-shim FILE: a shim to carry to a machine without g++
+    # python -m mdh_bench.clblast build-shim FILE: a shim to carry to a machine without g++
     if sys.argv[1:2] != ["build-shim"] or len(sys.argv) != 3:
-        sys.exit("usage: python -m benchmarks.clblast build-shim FILE")
+        sys.exit("usage: python -m mdh_bench.clblast build-shim FILE")
     build_shim(Path(sys.argv[2]).resolve())

@@ -1,4 +1,4 @@
-"""The Triton peer on the GPU: `benchmarks.triton_matmul`'s hand-written matrix product
+"""The Triton peer on the GPU: `mdh_bench.triton_matmul`'s hand-written matrix product
 for matmul, matmul_t (the transposed operands as views) and bmatmul, in float32
 (`triton`: `input_precision="ieee"`) and TF32 (`triton tf32`), each autotuned over its
 8 configurations on its first call (the seconds that takes are its tuning), checked
@@ -13,8 +13,8 @@ import time
 
 import numpy as np
 
-from benchmarks.measure import POISON, Measurement, Sampler
-from benchmarks.run import CaseData, attempt
+from mdh_bench.measure import POISON, Measurement, Sampler
+from mdh_bench.run import CaseData, attempt
 
 VARIANTS = {"ieee": "triton", "tf32": "triton tf32"}
 """The variant of each `tl.dot` input precision."""
@@ -37,7 +37,7 @@ def triton_peer(data: CaseData) -> list[Sampler | Measurement]:
     try:
         import torch
 
-        from benchmarks import triton_matmul
+        from mdh_bench import triton_matmul
     except ImportError as e:
         return [Measurement.missing(v, f"not installed ({e})") for v in VARIANTS.values()]
     if not torch.cuda.is_available():
@@ -48,7 +48,7 @@ def triton_peer(data: CaseData) -> list[Sampler | Measurement]:
 def _precision_peer(torch, triton_matmul, data: CaseData, precision: str) -> Sampler | Measurement:
     """One precision: autotuned by its first call (timed), its output poisoned, then
     warmed up, checked and timed by `cuda_sampler`."""
-    from benchmarks.torch_peer import cuda_sampler
+    from mdh_bench.torch_peer import cuda_sampler
 
     variant = VARIANTS[precision]
     a, b = operands(torch, data)

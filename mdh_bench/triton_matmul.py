@@ -5,7 +5,7 @@ that neighbouring programs share their B columns in L2. `tl.dot` takes the float
 operands as they are (`input_precision="ieee"`: FMA, no tensor cores) or rounds them
 to TF32 (`"tf32"`: tensor cores).
 
-Importing this module needs triton (and torch, for launching); `benchmarks.triton_peer`
+Importing this module needs triton (and torch, for launching); `mdh_bench.triton_peer`
 imports it only where both are installed.
 """
 

@@ -21,9 +21,9 @@ import traceback
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from benchmarks.measure import Roofline
-from benchmarks.peers import MAIN, columns
-from benchmarks.run import CaseResult, log
+from mdh_bench.measure import Roofline
+from mdh_bench.peers import MAIN, columns
+from mdh_bench.run import CaseResult, log
 from mdh_ir.tuning.evaluate import FLUSH_BYTES
 
 COLUMNS = [
@@ -34,7 +34,7 @@ COLUMNS = [
 TITLE = "# Benchmark results"
 PREAMBLE = """{title}
 
-Written by `python -m benchmarks` (see `benchmarks/__main__.py`); raw data in
+Written by `python -m mdh_bench` (see `mdh_bench/__main__.py`); raw data in
 `results_<device>.csv`, run descriptions in `results_<device>.json`. Times are medians in
 ms (min and max in the CSV). Within a case, every variant is timed round-robin (one run
 of each, `repeats` times over, after a warm-up round, each round in a new random
@@ -85,11 +85,11 @@ HOW = {
         "CLBlast: default (built-in) parameters on the same PoCL device, through ctypes: from the"
         " end of a marker just before the routine to the end of the event it returns (its last"
         " kernel), its kernels queued behind a gate so they run back to back (see"
-        " benchmarks/clblast.py; the last kernel alone is in the CSV as `clblast last kernel`)",
+        " mdh_bench/clblast.py; the last kernel alone is in the CSV as `clblast last kernel`)",
         COPY_HOW,
         FLUSH_HOW,
         "every variant: each timed run starts once this process's threads are idle"
-        " (OpenBLAS's workers spin about 110 ms after a call; see benchmarks/measure.py)",
+        " (OpenBLAS's workers spin about 110 ms after a call; see mdh_bench/measure.py)",
     ],
     "gpu": [
         "ours: time from OpenCL profiling events (NVIDIA OpenCL), from the start of the program's"
@@ -97,7 +97,7 @@ HOW = {
         " before 2026-11-23T05:30 summed the kernels' times)",
         SAME_HOW,
         "torch: cuBLAS/cuDNN/torch kernels with TF32 off (cudnn.benchmark on), CUDA events",
-        "Triton FP32 / TF32: a hand-written Triton matrix product (benchmarks/triton_matmul.py,"
+        "Triton FP32 / TF32: a hand-written Triton matrix product (mdh_bench/triton_matmul.py,"
         " the tutorial's form: masked loads, grouped program order) with tl.dot input_precision"
         " 'ieee' / 'tf32', autotuned by triton.autotune over 8 configurations on its first call"
         " for the case's sizes (the seconds in the tuning column), checked (TF32 to a relative"
@@ -117,7 +117,7 @@ HOW = {
         "roofline: copy bandwidth and FMA peak measured from OpenCL in the same run (header)",
         COPY_HOW,
         "same-traffic stream: a kernel reading as many bytes as the case reads and writing as"
-        " many as it writes, a float4 of each twice per work-item (benchmarks/measure.py), in"
+        " many as it writes, a float4 of each twice per work-item (mdh_bench/measure.py), in"
         " memory-bound cases (blank in rows from runs before it existed): what a reduction's"
         " reads reach at its size",
     ],

@@ -12,9 +12,9 @@ from functools import partial
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
-from benchmarks.cases import Case
-from benchmarks.entries import ENTRIES, REDUCTIONS
-from benchmarks.measure import Measurement, Roofline, Sampler, interleave
+from mdh_bench.cases import Case
+from mdh_bench.entries import ENTRIES, REDUCTIONS
+from mdh_bench.measure import Measurement, Roofline, Sampler, interleave
 from mdh_ir.semantics.compare import compare
 from mdh_ir.semantics.reference import find_compute
 from mdh_ir.semantics.scalar_eval import numpy_dtype
@@ -114,7 +114,7 @@ def run_case(
     from flushed caches, as the tuner's runs do (`FLUSH_BYTES` of scratch memory read):
     a run would otherwise find the previous run's data in the caches, or write back the
     lines that run wrote. With the budget `NO_TUNING`, ours is not tuned."""
-    from benchmarks import ours, peers as peer_module
+    from mdh_bench import ours, peers as peer_module
     from mdh_ir.runtime import flush
     from mdh_ir.tuning.evaluate import FLUSH_BYTES
 

@@ -18,11 +18,11 @@ from typing import Any
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
 
-from benchmarks.measure import (
+from mdh_bench.measure import (
     POISON, Measurement, Roofline, Sampler, copy_sampler, host_sampler, stream_sampler,
 )  # fmt: skip
-from benchmarks.entries import ENTRIES, REDUCTIONS
-from benchmarks.run import CaseData, attempt
+from mdh_bench.entries import ENTRIES, REDUCTIONS
+from mdh_bench.run import CaseData, attempt
 
 PEERS = {
     "cpu": ["naive", "numpy", "numpy-skylakex", "clblast", "copy"],
@@ -48,7 +48,7 @@ def prepare(
     peer: str, data: CaseData, device: str, repeats: int, roofline: Roofline | None = None
 ) -> list[Sampler | Measurement]:
     if peer == "naive":
-        from benchmarks import ours
+        from mdh_bench import ours
 
         return [attempt(peer, lambda: ours.sampler((peer,), data, device, ours.naive(data, device)))]
     if peer == "numpy":
@@ -58,15 +58,15 @@ def prepare(
     if peer == "clblast":
         return clblast_peer(data, device)
     if peer == "torch":
-        from benchmarks.torch_peer import torch_peer
+        from mdh_bench.torch_peer import torch_peer
 
         return [attempt(peer, lambda: torch_peer(data))]
     if peer == "inductor":
-        from benchmarks.torch_peer import inductor_peer
+        from mdh_bench.torch_peer import inductor_peer
 
         return [attempt(peer, lambda: inductor_peer(data))]
     if peer == "triton":
-        from benchmarks.triton_peer import triton_peer
+        from mdh_bench.triton_peer import triton_peer
 
         return triton_peer(data)
     if peer == "copy":
@@ -129,7 +129,7 @@ def numpy_peer(data: CaseData) -> Sampler | Measurement:
 def numpy_avx512_peer(data: CaseData, repeats: int) -> Measurement:
     """The numpy peer with OpenBLAS's AVX-512 kernels forced, timed in a subprocess
     (not interleaved with the other variants)."""
-    from benchmarks.openblas import AVX512_CORETYPE, avx512_problem, numpy_with_coretype, openblas_info
+    from mdh_bench.openblas import AVX512_CORETYPE, avx512_problem, numpy_with_coretype, openblas_info
 
     problem = avx512_problem(openblas_info())
     if problem is not None:
@@ -165,7 +165,7 @@ def stream_peer(data: CaseData, device: str, roofline: Roofline | None) -> Sampl
 
 def clblast_peer(data: CaseData, device: str) -> list[Sampler | Measurement]:
     """CLBlast's routine for the computation: its device time, and its last kernel's."""
-    from benchmarks.clblast import library
+    from mdh_bench.clblast import library
 
     variants = ("clblast", "clblast last kernel")
     entry = data.case.entry
@@ -201,7 +201,7 @@ CLBLAST_KERNELS = {
 
 
 def _clblast_parameters(entry: str, device: str) -> str:
-    from benchmarks.clblast import tuned_parameters
+    from mdh_bench.clblast import tuned_parameters
     from mdh_ir.runtime import select_device
 
     found = select_device(device)
@@ -213,7 +213,7 @@ def _clblast_setup(data: CaseData, device: str):
     device, seconds of its last kernel), output: read the result)."""
     import pyopencl as cl
 
-    from benchmarks.clblast import CLBlast
+    from mdh_bench.clblast import CLBlast
     from mdh_ir.runtime import _context, select_device
 
     ctx, queue = _context(select_device(device))

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from benchmarks.measure import Measurement, Sampler
-from benchmarks.run import CaseData, log
+from mdh_bench.measure import Measurement, Sampler
+from mdh_bench.run import CaseData, log
 from mdh_ir.config import Config
 from mdh_ir.default_config import complete_config, default_config
 from mdh_ir.dialects.mdh import ConfigAttr

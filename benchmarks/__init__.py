@@ -1,1 +1,0 @@
-"""Benchmarks of mdh_ir against its peers: `python -m benchmarks --help`."""

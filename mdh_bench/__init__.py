@@ -1,0 +1,1 @@
+"""Benchmarks of mdh_ir against its peers: `python -m mdh_bench --help`."""
