@@ -338,3 +338,16 @@ def test_quick_sweep_run_without_tuning(tmp_path: Path) -> None:
     text = (tmp_path / "RESULTS.md").read_text()
     assert "## CPU sweep `cpu-matmul`: 3 of 3 cases measured" in text
     assert "## CPU sweep `cpu`: 3 of 12 cases measured" in text and "| mcc:small | not measured |" in text
+
+
+def test_the_harness_runs_from_any_directory(tmp_path: Path) -> None:
+    """`python -m mdh_bench` is the installed harness, also outside the repository (xDSL's
+    wheel installs a top-level `benchmarks` package, which the harness's name must not be)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "mdh_bench", "--help"], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert "usage: python -m mdh_bench" in done.stdout and "--sweep" in done.stdout
