@@ -31,9 +31,10 @@ from datetime import datetime
 from pathlib import Path
 
 from mdh_bench.cases import SWEEPS, parse_cases, quick, sweep_cases, sweeps_including
+from mdh_bench.log import log
 from mdh_bench.peers import PEERS
 from mdh_bench.report import RunInfo, save
-from mdh_bench.run import NO_TUNING, log, run_case
+from mdh_bench.run import NO_TUNING, run_case
 
 HERE = Path(__file__).parent
 

@@ -138,6 +138,15 @@ def interleave(
     return out
 
 
+def attempt(variant: str, prepare: Callable[[], Sampler | Measurement]) -> Sampler | Measurement:
+    """`prepare()`, or an unavailable measurement naming the error it raised."""
+    try:
+        return prepare()
+    except Exception as e:  # noqa: BLE001 - a failing variant must not stop the run
+        reason = f"{type(e).__name__}: {str(e).strip().splitlines()[0] if str(e).strip() else ''}"
+        return Measurement.missing(variant, f"failed ({reason[:300]})")
+
+
 def event_seconds(event) -> float:
     """Duration of a finished OpenCL command from its profiling information."""
     return (event.profile.end - event.profile.start) * 1e-9

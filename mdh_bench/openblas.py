@@ -18,8 +18,10 @@ import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from mdh_bench.case_data import case_data
 from mdh_bench.cases import Case
-from mdh_bench.measure import Measurement
+from mdh_bench.measure import Measurement, interleave
+from mdh_bench.numpy_peer import numpy_peer
 
 AVX512_CORETYPE = "SkylakeX"
 
@@ -101,10 +103,6 @@ def numpy_with_coretype(case: Case, repeats: int, coretype: str) -> Measurement:
 
 
 def _main(case_json: str, repeats: str) -> None:
-    from mdh_bench.measure import interleave
-    from mdh_bench.peers import numpy_peer
-    from mdh_bench.run import case_data
-
     data = case_data(Case(**json.loads(case_json)))
     (measurement,) = interleave([numpy_peer(data)], int(repeats), idle=True)
     print(json.dumps(asdict(measurement)))

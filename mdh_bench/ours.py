@@ -8,8 +8,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mdh_bench.case_data import CaseData
+from mdh_bench.log import log
 from mdh_bench.measure import Measurement, Sampler
-from mdh_bench.run import CaseData, log
 from mdh_ir.config import Config
 from mdh_ir.default_config import complete_config, default_config
 from mdh_ir.dialects.mdh import ConfigAttr

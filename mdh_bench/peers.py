@@ -12,17 +12,18 @@ own (numpy under another OpenBLAS core type runs in a subprocess).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 import numpy as np
-from numpy.lib.stride_tricks import sliding_window_view
 
+from mdh_bench import ours
+from mdh_bench.case_data import CaseData
+from mdh_bench.clblast import CLBlast, library, tuned_parameters
 from mdh_bench.measure import (
-    POISON, Measurement, Roofline, Sampler, copy_sampler, host_sampler, stream_sampler,
+    POISON, Measurement, Roofline, Sampler, attempt, copy_sampler, stream_sampler,
 )  # fmt: skip
-from mdh_bench.entries import ENTRIES, REDUCTIONS
-from mdh_bench.run import CaseData, attempt
+from mdh_bench.numpy_peer import numpy_peer
+from mdh_bench.openblas import AVX512_CORETYPE, avx512_problem, numpy_with_coretype, openblas_info
+from mdh_bench.torch_peer import inductor_peer, torch_peer
+from mdh_bench.triton_peer import triton_peer
 
 PEERS = {
     "cpu": ["naive", "numpy", "numpy-skylakex", "clblast", "copy"],
@@ -48,8 +49,6 @@ def prepare(
     peer: str, data: CaseData, device: str, repeats: int, roofline: Roofline | None = None
 ) -> list[Sampler | Measurement]:
     if peer == "naive":
-        from mdh_bench import ours
-
         return [attempt(peer, lambda: ours.sampler((peer,), data, device, ours.naive(data, device)))]
     if peer == "numpy":
         return [attempt(peer, lambda: numpy_peer(data))]
@@ -58,16 +57,10 @@ def prepare(
     if peer == "clblast":
         return clblast_peer(data, device)
     if peer == "torch":
-        from mdh_bench.torch_peer import torch_peer
-
         return [attempt(peer, lambda: torch_peer(data))]
     if peer == "inductor":
-        from mdh_bench.torch_peer import inductor_peer
-
         return [attempt(peer, lambda: inductor_peer(data))]
     if peer == "triton":
-        from mdh_bench.triton_peer import triton_peer
-
         return triton_peer(data)
     if peer == "copy":
         return [attempt(peer, lambda: copy_peer(data, device, roofline))]
@@ -76,61 +69,9 @@ def prepare(
     raise ValueError(f"unknown peer '{peer}'")
 
 
-# --- numpy ----------------------------------------------------------------------------
-
-
-def _mcc(x: np.ndarray, w: np.ndarray, /, *, stride: int, **_: Any) -> list[np.ndarray]:
-    windows = sliding_window_view(x, w.shape[1:3], axis=(1, 2))[:, ::stride, ::stride]
-    return [np.einsum("npqcrs,krsc->npqk", windows, w, optimize=True)]
-
-
-def _reduction(op: str, axis: int) -> tuple[str, Callable[..., list[np.ndarray]]]:
-    return f"x.{op}(axis={axis})", lambda x, /, **_: [getattr(x, op)(axis=axis)]
-
-
-NUMPY: dict[str, tuple[str, Callable[..., list[np.ndarray]]]] = {
-    "dot": ("np.dot(x, y)", lambda x, y, /, **_: [np.dot(x, y)]),
-    "matvec": ("A @ x", lambda a, x, /, **_: [a @ x]),
-    "matmul": ("A @ B", lambda a, b, /, **_: [a @ b]),
-    "matmul_t": ("A.T @ B.T", lambda a, b, /, **_: [a.T @ b.T]),
-    "bmatmul": ("np.matmul(A, B) (batched)", lambda a, b, /, **_: [np.matmul(a, b)]),
-    "prefix_sum": ("np.cumsum(x)", lambda x, /, **_: [np.cumsum(x)]),
-    "tensor_contraction": (
-        "np.einsum('gdab,efgc->abcdef', A, B, optimize=True)",
-        lambda a, b, /, **_: [np.einsum("gdab,efgc->abcdef", a, b, optimize=True)],
-    ),
-    "gaussian": (
-        "np.einsum('hwrs,rs->hw', sliding_window_view(x, f.shape), f, optimize=True)",
-        lambda x, f, /, **_: [np.einsum("hwrs,rs->hw", sliding_window_view(x, f.shape), f, optimize=True)],
-    ),
-    "jacobi3d": ("sum of the 7 shifted slices of the padded input", ENTRIES["jacobi3d"].numpy),
-    "bias_add": ("x + bias", lambda x, bias, /, **_: [x + bias]),
-    "exp": ("np.exp(x)", lambda x, /, **_: [np.exp(x)]),
-    "mcc": ("np.einsum over sliding windows, optimize=True", _mcc),
-    **{name: _reduction(op, axis) for name, (op, axis) in REDUCTIONS.items()},
-    "transpose": ("np.ascontiguousarray(x.transpose(0, 3, 1, 2))",
-                  lambda x, /, **_: [np.ascontiguousarray(x.transpose(0, 3, 1, 2))]),
-}  # fmt: skip
-"""How one writes each computation in numpy (with its description); computations not
-listed run the catalog's twin. Called as `f(*inputs, **sizes)` on the float32 inputs:
-inputs are positional-only, as sizes may share their names."""
-
-
-def numpy_peer(data: CaseData) -> Sampler | Measurement:
-    """Wall-clock time of the numpy formulation on the float32 inputs."""
-    text, f = NUMPY.get(data.case.entry, ("the catalog's numpy twin", ENTRIES[data.case.entry].numpy))
-    run = lambda: [np.asarray(y) for y in f(*data.inputs, **data.case.sizes)]  # noqa: E731
-    wrong = data.check(run())
-    if wrong is not None:
-        return Measurement.missing("numpy", f"wrong result: {wrong}")
-    return host_sampler("numpy", run, text)
-
-
 def numpy_avx512_peer(data: CaseData, repeats: int) -> Measurement:
     """The numpy peer with OpenBLAS's AVX-512 kernels forced, timed in a subprocess
     (not interleaved with the other variants)."""
-    from mdh_bench.openblas import AVX512_CORETYPE, avx512_problem, numpy_with_coretype, openblas_info
-
     problem = avx512_problem(openblas_info())
     if problem is not None:
         return Measurement.missing("numpy-skylakex", problem)
@@ -165,8 +106,6 @@ def stream_peer(data: CaseData, device: str, roofline: Roofline | None) -> Sampl
 
 def clblast_peer(data: CaseData, device: str) -> list[Sampler | Measurement]:
     """CLBlast's routine for the computation: its device time, and its last kernel's."""
-    from mdh_bench.clblast import library
-
     variants = ("clblast", "clblast last kernel")
     entry = data.case.entry
     if entry not in CLBLAST_KERNELS:
@@ -201,7 +140,6 @@ CLBLAST_KERNELS = {
 
 
 def _clblast_parameters(entry: str, device: str) -> str:
-    from mdh_bench.clblast import tuned_parameters
     from mdh_ir.runtime import select_device
 
     found = select_device(device)
@@ -213,7 +151,6 @@ def _clblast_setup(data: CaseData, device: str):
     device, seconds of its last kernel), output: read the result)."""
     import pyopencl as cl
 
-    from mdh_bench.clblast import CLBlast
     from mdh_ir.runtime import _context, select_device
 
     ctx, queue = _context(select_device(device))

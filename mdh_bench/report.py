@@ -21,9 +21,10 @@ import traceback
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from mdh_bench.log import log
 from mdh_bench.measure import Roofline
 from mdh_bench.peers import MAIN, columns
-from mdh_bench.run import CaseResult, log
+from mdh_bench.run import CaseResult
 from mdh_ir.tuning.evaluate import FLUSH_BYTES
 
 COLUMNS = [

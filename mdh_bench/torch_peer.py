@@ -25,9 +25,9 @@ from typing import Any
 
 import numpy as np
 
-from mdh_bench.measure import Measurement, Sampler
+from mdh_bench.case_data import CaseData
 from mdh_bench.entries import REDUCTIONS
-from mdh_bench.run import CaseData
+from mdh_bench.measure import Measurement, Sampler
 
 WARMUP = 5
 GATE_CYCLES = 1_000_000

@@ -13,8 +13,9 @@ import time
 
 import numpy as np
 
-from mdh_bench.measure import POISON, Measurement, Sampler
-from mdh_bench.run import CaseData, attempt
+from mdh_bench.case_data import CaseData
+from mdh_bench.measure import POISON, Measurement, Sampler, attempt
+from mdh_bench.torch_peer import cuda_sampler
 
 VARIANTS = {"ieee": "triton", "tf32": "triton tf32"}
 """The variant of each `tl.dot` input precision."""
@@ -48,8 +49,6 @@ def triton_peer(data: CaseData) -> list[Sampler | Measurement]:
 def _precision_peer(torch, triton_matmul, data: CaseData, precision: str) -> Sampler | Measurement:
     """One precision: autotuned by its first call (timed), its output poisoned, then
     warmed up, checked and timed by `cuda_sampler`."""
-    from mdh_bench.torch_peer import cuda_sampler
-
     variant = VARIANTS[precision]
     a, b = operands(torch, data)
     c = torch.empty(data.reference[0].shape, dtype=torch.float32, device="cuda")

@@ -14,10 +14,10 @@ import pytest
 
 from mdh_bench import clblast, measure
 from mdh_bench.__main__ import main
+from mdh_bench.case_data import case_data
 from mdh_bench.cases import BAR_CASES, parse_cases
 from mdh_bench.measure import Roofline, Sampler, settle, stream_kernel
 from mdh_bench.peers import copy_peer, stream_peer
-from mdh_bench.run import case_data
 from mdh_ir.runtime import _context, select_device
 
 
@@ -224,7 +224,7 @@ def test_every_sweep_case_parses_and_builds() -> None:
 
 def test_reductions_over_each_axis() -> None:
     """The harness's reductions over j and k match numpy, and so do their numpy peers."""
-    from mdh_bench.peers import numpy_peer
+    from mdh_bench.numpy_peer import numpy_peer
 
     for name, axis in [("reduce_sum_j", 1), ("reduce_max_k", 2)]:
         (case,) = parse_cases(f"{name}:6x5x4", "cpu")
@@ -338,3 +338,16 @@ def test_quick_sweep_run_without_tuning(tmp_path: Path) -> None:
     text = (tmp_path / "RESULTS.md").read_text()
     assert "## CPU sweep `cpu-matmul`: 3 of 3 cases measured" in text
     assert "## CPU sweep `cpu`: 3 of 12 cases measured" in text and "| mcc:small | not measured |" in text
+
+
+def test_the_harness_runs_from_any_directory(tmp_path: Path) -> None:
+    """`python -m mdh_bench` is the installed harness, also outside the repository (xDSL's
+    wheel installs a top-level `benchmarks` package, which the harness's name must not be)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "mdh_bench", "--help"], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert "usage: python -m mdh_bench" in done.stdout and "--sweep" in done.stdout

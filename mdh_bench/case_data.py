@@ -1,0 +1,67 @@
+"""A case's data, shared by every variant: its module, seeded inputs, float64 reference,
+and the bytes and FLOPs the roofline compares against."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.dialects.builtin import ModuleOp
+
+from mdh_bench.cases import Case
+from mdh_bench.entries import ENTRIES, REDUCTIONS
+from mdh_ir.semantics.compare import compare
+from mdh_ir.semantics.reference import find_compute
+from mdh_ir.semantics.scalar_eval import numpy_dtype
+
+SEED = 0
+
+FLOPS_PER_POINT = {
+    "dot": 2, "matvec": 2, "matmul": 2, "matmul_t": 2, "bmatmul": 2, "tensor_contraction": 2,
+    "mcc": 2, "mcc_capsule": 2, "gaussian": 2, "jacobi1d": 3, "jacobi3d": 6,
+    **dict.fromkeys(REDUCTIONS, 1), "prefix_sum": 1, "bias_add": 1, "exp": 1,
+}  # fmt: skip
+"""Floating-point operations per point of the iteration space (an FMA counts 2; a
+7-point sum 6 additions); computations without float arithmetic count none."""
+
+
+@dataclass
+class CaseData:
+    """Everything every variant of one case shares."""
+
+    case: Case
+    module: ModuleOp
+    inputs: list[np.ndarray]
+    reference: list[np.ndarray]
+    """The catalog's numpy twin, in float64."""
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes moved once: every input read once, every output written once."""
+        return self.input_bytes + self.output_bytes
+
+    @property
+    def input_bytes(self) -> int:
+        return sum(x.nbytes for x in self.inputs)
+
+    @property
+    def output_bytes(self) -> int:
+        types = find_compute(self.module).output_element_types
+        return sum(r.size * numpy_dtype(t).itemsize for r, t in zip(self.reference, types))
+
+    @property
+    def flops(self) -> int:
+        return FLOPS_PER_POINT.get(self.case.entry, 0) * self.case.points
+
+    def check(self, outputs: list[np.ndarray]) -> str | None:
+        """None if `outputs` match the reference, else what is wrong."""
+        result = compare(self.module, self.inputs, outputs, self.reference)
+        return None if result.ok else result.message
+
+
+def case_data(case: Case) -> CaseData:
+    """The module, seeded inputs and float64 reference of `case`."""
+    entry = ENTRIES[case.entry]
+    inputs = entry.inputs(np.random.default_rng(SEED), **case.sizes)
+    reference = entry.expected(inputs, **case.sizes)
+    return CaseData(case, entry.build(**case.sizes), inputs, reference)
