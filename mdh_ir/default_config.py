@@ -129,7 +129,7 @@ def _gpu_config(op: ComputeOp, device: DeviceInfo) -> Config:
         tiled = _gpu_output_tiles(op, device, kept[-2:], pw)
         shapes += [_local_weights(op, tiled, kept[-2]), tiled]
     elif not pw:
-        shapes += [_gpu_transposed_tiles(op, device), _gpu_vectors(op, device)]
+        shapes += [_gpu_scan_chunks(op, device), _gpu_transposed_tiles(op, device), _gpu_vectors(op, device)]
     elif not kept:
         shapes += [_gpu_vectors(op, device)]
     elif not many:
@@ -261,6 +261,20 @@ def _gpu_vectors(op: ComputeOp, device: DeviceInfo, lanes: int = 4) -> Config | 
     pt[inner] = lanes
     cfg = _widest_vectors(op, _assemble(op, device, num_wi, pt, tuple(range(rank))), (lanes,))
     return cfg if cfg.vector_width == lanes else None
+
+
+def _gpu_scan_chunks(op: ComputeOp, device: DeviceInfo, items: int = 512, per_item: int = 8) -> Config | None:
+    """With a `ps` innermost dimension: scan chunks of `items` work-items of `per_item`
+    consecutive elements, read as vectors of 4 (H100, prefix_sum 2^24 with staged
+    chunks, ms: 256 x 4 0.169, 256 x 8 0.147, 512 x 8 0.140, 512 x 16 0.170; 2^20:
+    0.0243, 0.0238, 0.0237, 0.0240). None for any other computation."""
+    sizes, rank = op.sizes, op.rank
+    inner = rank - 1
+    if op.combines[inner].kind != "ps" or sizes[inner] < 2 * items * per_item:
+        return None
+    num_wi, pt = [1] * rank, [1] * rank
+    num_wi[inner], pt[inner] = min(items, device.max_wg_size), per_item
+    return _widest_vectors(op, _assemble(op, device, num_wi, pt, tuple(range(rank))), (4,))
 
 
 def _gpu_transposed_tiles(op: ComputeOp, device: DeviceInfo, side: int = 32) -> Config | None:

@@ -99,6 +99,27 @@ class ScanShape:
     def groups(self) -> int:
         return ceildiv(self.lines, self.rows) * self.chunks
 
+    @property
+    def staged(self) -> bool:
+        """Whether the chunk kernels copy their chunk through local memory (work-items
+        of several consecutive elements each, along lines contiguous in memory), so that
+        global memory is read and written by consecutive work-items at consecutive
+        elements."""
+        return self.items > 1 and self.per_item > 1 and self.items_fastest
+
+    @property
+    def staged_length(self) -> int:
+        """A line's chunk in local memory: one element of padding after every 32 (none
+        in a chunk of at most 32)."""
+        return self.chunk + self.chunk // 32 if self.chunk > 32 else self.chunk
+
+    @property
+    def local_elems(self) -> int:
+        """Local memory of a chunk kernel, in elements of each scanned buffer: the
+        staged chunks and the work-items' totals of each line."""
+        staged = self.staged_length if self.staged else 0
+        return self.rows * (staged + self.items) if self.items > 1 or staged else 0
+
 
 class TilePlan:
     """Everything the lowering derives from (op, config) alone."""

@@ -12,7 +12,7 @@ import pytest
 from mdh_ir.builder import Input, Output, cc, compute_module, f32, i32, maximum, ps, select
 from mdh_ir.catalog import CATALOG
 from mdh_ir.config import Config
-from mdh_ir.constraints import temp_bytes
+from mdh_ir.constraints import local_bytes, temp_bytes, violations
 from mdh_ir.default_config import default_config
 from mdh_ir.device import PRESETS
 from mdh_ir.runtime import compile_module
@@ -152,3 +152,15 @@ def test_temporaries_count_in_global_memory():
     op = find_compute(module)
     assert temp_bytes(TilePlan(op, shaped(module, (4,), (8,)))) == 125 * 4
     assert temp_bytes(TilePlan(op, shaped(module, (4,), (1000,)))) == 0
+
+
+def test_staged_chunks_count_in_local_memory():
+    """A chunk kernel stages its chunk in local memory (one element of padding after
+    every 32) beside the work-items' totals; the local-memory rule counts both, so a
+    chunk larger than the device's local memory is refused, not built."""
+    module = prefix_sum(2**20)
+    op = find_compute(module)
+    fits, too_big = (shaped(module, (256,), (n,)).with_(ocl_dim=((0,), (0,))) for n in (4096, 16384))
+    assert TilePlan(op, fits).scan_shape(0).staged
+    assert local_bytes(TilePlan(op, fits)) == (4096 + 128 + 256) * 4
+    assert [v.rule for v in violations(op, too_big, PRESETS["gpu"])] == ["local-memory"]

@@ -484,16 +484,22 @@ func.func @matmul_glb(%A: memref<10x16xf32>, %B: memref<16x20xf32>) -> memref<10
 // CHECK:           [[V:%[0-9]+]] = func.call @id(
 // CHECK-NEXT:      memref.store [[V]], [[Y]]{{\[}}%{{[0-9]+}}] : memref<100xf32>
 // prefix_sum: lines of 100 in 4 chunks of 25 (the local tile), 5 work-items of 5
-// elements a chunk. _reduce: each work-item combines its elements in private memory, the
+// elements a chunk. _reduce: the chunk is staged in local memory (work-item w copies
+// elements w, w + 5, ...: consecutive work-items read consecutive elements), each
+// work-item combines its own consecutive elements from there in private memory, the
 // work-items' totals are scanned in local memory (levels 1, 2, 4: load the partner's,
 // barrier, store, barrier), and the last work-item stores the chunk's total.
 // CHECK-LABEL: lowlevel.kernel @prefix_sum_0_scan0_reduce(
 // CHECK-SAME:    [[Y:%[0-9]+]]: memref<100xf32>, [[T:%[0-9]+]]: memref<1x4xf32>)
 // CHECK-SAME:    local_size = array<i64: 5, 1, 1>
-// CHECK:         [[ACC:%[0-9]+]] = memref.alloca() : memref<1xf32, "prv">
+// CHECK:         [[STAGED:%[0-9]+]] = memref.alloca() : memref<1x25xf32, "lcl">
+// CHECK-NEXT:    [[ACC:%[0-9]+]] = memref.alloca() : memref<1xf32, "prv">
 // CHECK-NEXT:    [[S:%[0-9]+]] = memref.alloca() : memref<1x5xf32, "lcl">
+// CHECK-COUNT-5: memref.store %{{[0-9]+}}, [[STAGED]]
+// CHECK-NEXT:    lowlevel.barrier
+// CHECK-NOT:     memref.load [[Y]]
 // CHECK:         scf.for
-// CHECK:           memref.load [[Y]]
+// CHECK:           memref.load [[STAGED]]
 // CHECK-NEXT:      func.call @add(
 // CHECK:         memref.store %{{[0-9]+}}, [[S]]
 // CHECK-NEXT:    lowlevel.barrier
@@ -511,11 +517,14 @@ func.func @matmul_glb(%A: memref<10x16xf32>, %B: memref<16x20xf32>) -> memref<10
 // CHECK-SAME:    [[T:%[0-9]+]]: memref<1x4xf32>)
 // CHECK-SAME:    local_size = array<i64: 4, 1, 1>
 // CHECK:         memref.store %{{[0-9]+}}, [[T]]
-// _scan0: the same scan of each chunk, the prefix of the work-items before and the carry
-// of the chunks before (the scanned total at chunk - 1) combined in front of each
-// work-item's first element, then its elements scanned in private memory and stored.
+// _scan0: the same scan of each staged chunk, the prefix of the work-items before and the
+// carry of the chunks before (the scanned total at chunk - 1) combined in front of each
+// work-item's first element, then its elements scanned in private memory and stored in
+// the staged chunk, which after a barrier is stored as it was read (consecutive
+// work-items, consecutive elements).
 // CHECK-LABEL: lowlevel.kernel @prefix_sum_0_scan0(
 // CHECK-SAME:    [[Y:%[0-9]+]]: memref<100xf32>, [[T:%[0-9]+]]: memref<1x4xf32>)
+// CHECK:         [[STAGED:%[0-9]+]] = memref.alloca() : memref<1x25xf32, "lcl">
 // CHECK:         [[G:%[0-9]+]] = lowlevel.group_id 0
 // CHECK:         [[CHUNK:%[0-9]+]] = arith.remui [[G]], %{{[0-9]+}} : index
 // CHECK-COUNT-7: lowlevel.barrier
@@ -526,11 +535,14 @@ func.func @matmul_glb(%A: memref<10x16xf32>, %B: memref<16x20xf32>) -> memref<10
 // CHECK-NEXT:    [[CARRY:%[0-9]+]] = memref.load [[T]]{{\[}}%{{[0-9]+}}, [[PREV]]] : memref<1x4xf32>
 // CHECK:         func.call @add([[CARRY]], [[PREFIX]])
 // CHECK:         scf.if
-// CHECK-NEXT:      [[X:%[0-9]+]] = memref.load [[Y]]
+// CHECK:           [[X:%[0-9]+]] = memref.load [[STAGED]]
 // CHECK-NEXT:      func.call @add(%{{[0-9]+}}, [[X]])
 // CHECK:           scf.for
 // CHECK:             func.call @add(
-// CHECK:             memref.store %{{[0-9]+}}, [[Y]]
+// CHECK:             memref.store %{{[0-9]+}}, [[STAGED]]
+// CHECK:         lowlevel.barrier
+// CHECK-COUNT-5: memref.store %{{[0-9]+}}, [[Y]]
+// CHECK-NEXT:  }
 // CHECK-LABEL: func.func @prefix_sum(
 // CHECK-NEXT:    %y = memref.alloc() : memref<100xf32>
 // CHECK-NEXT:    [[T:%[0-9]+]] = memref.alloc() : memref<1x4xf32>

@@ -12,8 +12,12 @@ of each line:
 
 Only 3. is built when a line is one chunk. A work-group takes one chunk of `rows` lines
 (`ScanShape`): along each line `items` work-items, each with `per_item` consecutive
-elements. A work-item reduces its elements privately; with several work-items a line,
-their totals meet in local memory in an inclusive (Hillis-Steele) scan of log2(items)
+elements. Where several work-items share a line contiguous in memory, 1. and 3. stage
+the chunk in local memory (`ScanShape.staged`): consecutive work-items copy consecutive
+elements in and, in 3., the scanned chunk back out, so global memory is accessed as a
+copy is, whatever `per_item` (H100, prefix_sum 2^24, 256 work-items of 4 elements a
+chunk: 0.182 -> 0.169 ms; 512 of 8, 0.263 -> 0.140). A work-item reduces its elements
+privately; with several work-items a line, their totals meet in local memory in an inclusive (Hillis-Steele) scan of log2(items)
 levels, each level read, barrier, write, barrier; work-item w's prefix is then the
 scan's entry w - 1. Every combine takes existing values in order (earlier elements on the
 left), so a function without identity, commutativity or inverse scans exactly; work-items
@@ -63,7 +67,9 @@ Access = Callable[[Emitter, SSAValue, SSAValue], list[tuple[SSAValue, list[SSAVa
 class ChunkScan:
     """The code of one work-item of a scan kernel over `access`'s lines of `shape`."""
 
-    def __init__(self, kernel: KernelOp, shape: ScanShape, access: Access, combine: Combine, types):
+    def __init__(
+        self, kernel: KernelOp, shape: ScanShape, access: Access, combine: Combine, types, stage: bool = False
+    ):
         self.shape, self.access, self.combine, self.types = shape, access, combine, types
         e, s = Emitter.at_end(kernel.body.block), shape
         group = e.emit(GroupIdOp(0))
@@ -79,13 +85,74 @@ class ChunkScan:
         self.safe_line = e.min(self.line, s.lines - 1) if s.lines % s.rows else self.line
         self.start = e.linear([(s.chunk, self.chunk), (s.per_item, self.item)])
         self.first = e.min(self.start, s.length - 1)
+        self.base = e.mul(self.chunk, s.chunk)
         self.body = e
+        self.staged: list[SSAValue] | None = None
+        if stage and s.staged:
+            self.stage_in()
 
     def private(self) -> list[SSAValue]:
         return [self.top.emit(memref.AllocaOp.get(t, shape=[1], memory_space=PRV)) for t in self.types]
 
     def load(self, e: Emitter, pos: SSAValue) -> list[SSAValue]:
+        if self.staged is not None:
+            at = self.staged_at(e, e.sub(pos, self.base))
+            return [e.load(m, [self.row, at]) for m in self.staged]
         return [e.load(m, idx) for m, idx in self.access(e, self.safe_line, pos)]
+
+    def store(self, e: Emitter, values: list[SSAValue], pos: SSAValue) -> None:
+        """Store the scanned `values` of position `pos` (of this work-item's line)."""
+        if self.staged is not None:
+            at = self.staged_at(e, e.sub(pos, self.base))
+            for v, m in zip(values, self.staged):
+                e.store(v, m, [self.row, at])
+            return
+        for v, (m, idx) in zip(values, self.access(e, self.line, pos)):
+            e.store(v, m, idx)
+
+    def staged_at(self, e: Emitter, offset: SSAValue) -> SSAValue:
+        """Where the chunk's element `offset` lies in the staged copy: one element of
+        padding after every 32, so that work-items reading their consecutive elements
+        at once hit different banks (none in a chunk of at most 32)."""
+        return e.add(offset, e.div(offset, 32)) if self.shape.chunk > 32 else offset
+
+    def striped(self, e: Emitter) -> list[tuple[SSAValue, SSAValue]]:
+        """Per step of the cooperative copy, (offset in the chunk, position on the
+        line) of this work-item's element: consecutive work-items, consecutive
+        elements."""
+        s = self.shape
+        return [(off, e.add(self.base, off)) for off in (e.add(self.item, k * s.items) for k in range(s.per_item))]
+
+    def stage_in(self) -> None:
+        """Copy the chunk of each line into local memory with consecutive work-items
+        reading consecutive elements (coalesced; the work-items' own elements are
+        consecutive, `per_item` apart across work-items), clamped to the line's end."""
+        e, s = self.body, self.shape
+        self.staged = [
+            self.top.emit(memref.AllocaOp.get(t, shape=[s.rows, s.staged_length], memory_space=LCL))
+            for t in self.types
+        ]
+        for off, pos in self.striped(e):
+            at = self.staged_at(e, off)
+            places = self.access(e, self.safe_line, e.min(pos, s.length - 1) if s.length % s.chunk else pos)
+            for (m, idx), local in zip(places, self.staged):
+                e.store(e.load(m, idx), local, [self.row, at])
+        e.op(BarrierOp())
+
+    def stage_out(self) -> None:
+        """Store the staged chunk's scanned elements, consecutive work-items storing
+        consecutive elements, those past the line's end and of lines past the last
+        excepted."""
+        e, s = self.body, self.shape
+        e.op(BarrierOp())
+        for off, pos in self.striped(e):
+            inside = e.and_(self.live, e.cmp("slt", pos, s.length)) if s.length % s.chunk else self.live
+            store = e.if_(inside)
+            if store is None:
+                continue
+            at = self.staged_at(store, off)
+            for m, (g, idx) in zip(self.staged, self.access(store, self.line, pos)):  # type: ignore[arg-type]
+                store.store(store.load(m, [self.row, at]), g, idx)
 
     def total(self, e: Emitter) -> list[SSAValue]:
         """This work-item's elements combined in order (its first element, clamped, where
@@ -195,26 +262,30 @@ class ChunkScan:
                 prefix = [e.select(has, p, c) for p, c in zip(prefix, carry)]  # type: ignore[arg-type]
                 has = e.emit(arith.OrIOp(has, after))  # type: ignore[arg-type]
         own = e.if_(e.and_(self.live, e.cmp("slt", self.start, s.length)))
-        if own is None:
-            return
+        if own is not None:
+            self.scan_own(own, prefix, has)
+        if self.staged is not None:
+            self.stage_out()
+
+    def scan_own(self, own: Emitter, prefix: list[SSAValue] | None, has: SSAValue | None) -> None:
+        """Scan this work-item's elements in order, after `prefix` where `has`."""
         run = self.private()
-        places = self.access(own, self.line, self.start)
-        first = [own.load(m, idx) for m, idx in places]
+        first = self.load(own, self.start)
         if prefix is not None:
             joined = self.combine(own, prefix, first)
             first = [own.select(has, j, f) for j, f in zip(joined, first)]  # type: ignore[arg-type]
-        for v, a, (m, idx) in zip(first, run, places):
+        for v, a in zip(first, run):
             own.store(v, a, [0])
-            own.store(v, m, idx)
+        self.store(own, first, self.start)
         rest = self.rest(own)
         if rest is None:
             return
         j, body = rest
-        places = self.access(body, self.line, j)
         olds = [body.load(a, [0]) for a in run]
-        for v, a, (m, idx) in zip(self.combine(body, olds, [body.load(m, idx) for m, idx in places]), run, places):
+        new = self.combine(body, olds, self.load(body, j))
+        for v, a in zip(new, run):
             body.store(v, a, [0])
-            body.store(v, m, idx)
+        self.store(body, new, j)
 
 
 
@@ -273,16 +344,17 @@ class ScanKernels:
         name, k = f"{self.kernel.sym_name.data}_scan{d}", len(outputs)
         if shape.chunks == 1:
             kernel = self.add(name, outputs, shape)
-            ChunkScan(kernel, shape, output_access(plan, d, kernel.body.block.args), combine, types).scan(None)
+            ChunkScan(kernel, shape, output_access(plan, d, kernel.body.block.args), combine, types, True).scan(None)
             return
         host = Emitter.before(self.main_launch)
         temps = [host.emit(memref.AllocOp.get(t, shape=[shape.lines, shape.chunks])) for t in types]
         kernel = self.add(f"{name}_reduce", [*outputs, *temps], shape)
         args = kernel.body.block.args
-        ChunkScan(kernel, shape, output_access(plan, d, args[:k]), combine, types).chunk_total(temp_access(args[k:]))
+        totals = temp_access(args[k:])
+        ChunkScan(kernel, shape, output_access(plan, d, args[:k]), combine, types, True).chunk_total(totals)
         carries = ScanShape.of(shape.chunks, shape.lines, shape.chunks, shape.items, shape.rows, True)
         kernel = self.add(f"{name}_carries", temps, carries)
         ChunkScan(kernel, carries, temp_access(kernel.body.block.args), combine, types).scan(None)
         kernel = self.add(name, [*outputs, *temps], shape)
         args = kernel.body.block.args
-        ChunkScan(kernel, shape, output_access(plan, d, args[:k]), combine, types).scan(temp_access(args[k:]))
+        ChunkScan(kernel, shape, output_access(plan, d, args[:k]), combine, types, True).scan(temp_access(args[k:]))
