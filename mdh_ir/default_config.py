@@ -437,9 +437,9 @@ def _cpu_config(op: ComputeOp, device: DeviceInfo, inner: int) -> Config:
     if inner in pw:
         rows = _widest_vectors(op, _cpu_tile(op, device, order, inner, (4,)), CPU_LANES)
         return _unrolled_pieces(op, rows, inner)
-    plain = _widest_vectors(op, _cpu_tile(op, device, order, inner), CPU_LANES)
+    plain = _vector_tile(op, device, order, inner)
     if not pw and plain.vector_width > 1:
-        plain = _widest_vectors(op, _cpu_tile(op, device, order, inner, (16,)), CPU_LANES)
+        plain = _vector_tile(op, device, order, inner, (16,))
     written = op.output_maps[0].results
     if plain.vector_width == 1 and written and inner == dim_of(written[-1]):
         transposed = _transposed_panel(op, device, order, inner)
@@ -487,14 +487,16 @@ def _unrolled_pieces(op: ComputeOp, cfg: Config, inner: int) -> Config:
 
 
 def _cpu_tile(
-    op: ComputeOp, device: DeviceInfo, order: list[int], inner: int, tiles: tuple[int, ...] = (16, 4)
+    op: ComputeOp, device: DeviceInfo, order: list[int], inner: int, tiles: tuple[int, ...] = (16, 4),
+    side: int | None = None,
 ) -> Config:
     """A register tile of `tiles` (innermost first) on the last kept dimensions of
-    `order`, the pw dimensions outside it (except `inner`, innermost if it is one)."""
+    `order`, the pw dimensions outside it (except `inner`, innermost if it is one); its
+    inner side `side` if given."""
     pw = _kinds(op)[1]
     pt = [1] * op.rank
     for i, (d, tile) in enumerate(zip(reversed(order), tiles)):
-        pt[d] = _vector_tile(op.sizes[d], tile) if i == 0 else _rows(op.sizes[d], tile)
+        pt[d] = (side or _register_tile(op.sizes[d], tile)) if i == 0 else _rows(op.sizes[d], tile)
     loops = [d for d in pw if d != inner] + order + ([inner] if inner in pw else [])
     return _assemble(op, device, [1] * op.rank, pt, tuple(loops))
 
@@ -593,6 +595,24 @@ def _input_dims(op: ComputeOp) -> list[set[int]]:
     return [set().union(*(m.used_dims() for m in maps)) for maps in op.input_maps]
 
 
+def _vector_tile(
+    op: ComputeOp, device: DeviceInfo, order: list[int], inner: int, tiles: tuple[int, ...] = (16, 4)
+) -> Config:
+    """The register tile of `_cpu_tile` with the widest vectors (`CPU_LANES`); where
+    none fits its inner side (no divisor of the size near the tile's is a multiple of
+    4), with that side the largest multiple of 4 up to the tile's and the widest
+    vectors that then fit, its last tile partial (the vector that ends beyond it split
+    off to scalar code: `mdh-vectorize`). Measured on PoCL, matmul 1023^3: 33 columns,
+    no vectors, 199 ms; 16 columns, vectors of 16, 14.8 ms (numpy 12.9; 1024^3, 12.0)."""
+    wide = _widest_vectors(op, _cpu_tile(op, device, order, inner, tiles), CPU_LANES)
+    n = op.sizes[order[-1]]
+    if wide.vector_width > 1 or n < 4:
+        return wide
+    side = min(tiles[0], n - n % 4)
+    vectors = _widest_vectors(op, _cpu_tile(op, device, order, inner, tiles, side), CPU_LANES)
+    return vectors if vectors.vector_width > 1 else wide
+
+
 def _widest_vectors(op: ComputeOp, cfg: Config, widths: tuple[int, ...]) -> Config:
     """`cfg` with the first of `widths` the rule `vector-width` allows, else unchanged."""
     for w in widths:
@@ -688,18 +708,6 @@ def _register_tile(n: int, most: int) -> int:
     while tile > 1 and n % tile:
         tile //= 2
     return tile if tile >= 4 or n < 4 else min(n, most)
-
-
-def _vector_tile(n: int, most: int) -> int:
-    """The inner side of a register tile: `_register_tile`'s choice where it is a
-    multiple of 4 (whole vectors), else the largest multiple of 4 up to `most`, its
-    last tile partial (its last vector split off to scalar code: `mdh-vectorize`).
-    Measured on PoCL, matmul 1023^3: 33 columns, no vectors, 199 ms; 16 columns,
-    vectors of 16, 14.8 ms (numpy 12.9; 1024^3, 12.0 ms)."""
-    tile = _register_tile(n, most)
-    if tile % 4 == 0 or n < 4:
-        return tile
-    return min(most, n - n % 4)
 
 
 def _enlarge_tiles(lt: list[int], kept: list[int], sizes, groups: int) -> None:
