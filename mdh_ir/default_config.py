@@ -253,7 +253,7 @@ def _gpu_vectors(op: ComputeOp, device: DeviceInfo, lanes: int = 4) -> Config | 
     for d, n in _spread(min(256, device.max_wg_size), list(range(rank)), narrowed).items():
         num_wi[d] = n
     pt[inner] = lanes
-    cfg = _widest_vectors(op, _assemble(op, device, num_wi, pt, tuple(range(rank))), (lanes,))
+    cfg = _widest_vectors(op, _assemble(op, device, num_wi, pt, tuple(range(rank))), (lanes,), whole=True)
     return cfg if cfg.vector_width == lanes else None
 
 
@@ -399,7 +399,7 @@ def _gpu_register_tiles(
         lcl_pad=4,
         wg_combine="kernel",
     )  # fmt: skip
-    return _widest_vectors(op, cfg, (2,))
+    return _widest_vectors(op, cfg, (2,), whole=True)
 
 
 def _gpu_output_tiles(op: ComputeOp, device: DeviceInfo, pair: list[int], pw: list[int]) -> Config:
@@ -613,10 +613,13 @@ def _vector_tile(
     return vectors if vectors.vector_width > 1 else wide
 
 
-def _widest_vectors(op: ComputeOp, cfg: Config, widths: tuple[int, ...]) -> Config:
-    """`cfg` with the first of `widths` the rule `vector-width` allows, else unchanged."""
+def _widest_vectors(op: ComputeOp, cfg: Config, widths: tuple[int, ...], whole: bool = False) -> Config:
+    """`cfg` with the first of `widths` the rule `vector-width` allows, else unchanged;
+    with `whole`, only a width that leaves no vector partial (`TilePlan.partial_vectors`:
+    the GPU defaults, where the split bodies of partial vectors are not measured)."""
     for w in widths:
-        if vector_problem(TilePlan(op, cfg.with_(vector_width=w))) is None:
+        plan = TilePlan(op, cfg.with_(vector_width=w))
+        if vector_problem(plan) is None and not (whole and plan.partial_vectors(cfg.loop_order[1][-1])):
             return cfg.with_(vector_width=w)
     return cfg
 
