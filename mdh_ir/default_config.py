@@ -36,7 +36,8 @@
 - CPU (PoCL): one work-item per work-group computing a register tile of about 4 x 16
   elements (divisors of the sizes preferred) on the two innermost kept dimensions,
   reductions outside the tile's element loops, and the widest vector width (16, 8 or
-  4) the rule `vector-width` allows; where the innermost pw dimension vectorizes wider
+  4) the rule `vector-width` allows (where none fits a divisor, an inner side of 16,
+  its last vector partial: `_vector_tile`); where the innermost pw dimension vectorizes wider
   than every kept one (matvec, dot), it becomes the innermost loop (each lane
   accumulates separately), cut into pieces of at most `FULL_UNROLL` vectors under a
   tile of 4 rows (`_unrolled_pieces`). With pw dimensions, a work-group computes one
