@@ -22,7 +22,7 @@ bound a resource name the limit and the device model it comes from in their mess
 | wi-combine | work-items can combine partial results (needs combine_layer "end"/"lt" and res_mem "prv"/"lcl" when a pw dimension has num_wi > 1) |
 | wg-combine | wg_combine "last" only on a device whose global-memory fences order across work-groups (`DeviceInfo.fences_across_groups`) |
 | pw-functions | every pw dimension uses the same combine function |
-| vector-width | with vector_width N > 1: the innermost loop (last of loop_order[1]) is over a dimension whose size, lt_size and pt_size are multiples of N (a pw dimension needs private accumulators, res_mem "prv", and a combine function with a known identity: each lane accumulates separately); every read moving along it is contiguous in the memory it reads (last axis, coefficient 1, no boundary mode outside caches); outputs written per point are contiguous along it; element types are 32-bit; the scalar function takes no index arguments |
+| vector-width | with vector_width N > 1: the innermost loop (last of loop_order[1]) is over a dimension whose pt_size is a multiple of N (its size and lt_size need not be: a vector that ends beyond its local tile runs as scalar code; a pw dimension needs private accumulators, res_mem "prv", and a combine function with a known identity: each lane accumulates separately); every read moving along it is contiguous in the memory it reads (last axis, coefficient 1, no boundary mode outside caches); outputs written per point are contiguous along it; element types are 32-bit; the scalar function takes no index arguments |
 | implemented | res_mem is not "lcl" (not generated yet) |
 """
 
@@ -115,9 +115,8 @@ def vector_problem(plan: TilePlan) -> str | None:
         return f"the innermost loop is over pw dim {d} and results are not accumulated in private memory"
     if plan.kind(d) == "pw" and meaning(op, plan.combines[d]) is None:
         return f"the innermost loop is over pw dim {d}, whose combine function has no known identity"
-    for name, size in (("size", plan.sizes[d]), ("lt_size", cfg.lt_size[d]), ("pt_size", cfg.pt_size[d])):
-        if size % lanes:
-            return f"{name} {size} of dim {d} is not a multiple of {lanes}"
+    if cfg.pt_size[d] % lanes:
+        return f"pt_size {cfg.pt_size[d]} of dim {d} is not a multiple of {lanes}"
     if any(element_bytes(t) != 4 for t in [*op.input_element_types, *op.output_element_types]):
         return "vectors are generated for 32-bit element types only"
     for b, (maps, mode) in enumerate(zip(op.input_maps, op.boundaries)):

@@ -172,6 +172,14 @@ class TilePlan:
             return False
         return self.kind(d) != "pw" or meaning(self.lookup_scope, self.combines[d]) is not None
 
+    def partial_vectors(self, d: int) -> bool:
+        """Whether some vector of `vector_width` lanes along dimension d (they step from
+        a private tile's start) holds both points of its local tile and padding: the
+        size or lt_size of d is not a multiple of the width (`mdh-vectorize` splits
+        such a vector off to scalar code)."""
+        lanes = self.cfg.vector_width
+        return lanes > 1 and bool(self.sizes[d] % lanes or self.cfg.lt_size[d] % lanes)
+
     def padded_reach(self, d: int) -> int:
         """Elements from a local tile's start that its padded private tiles cover."""
         return self.cfg.num_wi[d] * self.max_trips("pt", d) * self.cfg.pt_size[d]

@@ -305,7 +305,7 @@ func.func @mul(%a: f32, %b: f32) -> f32 {
   func.return %r : f32
 }
 
-// vector-width: the vectorized dimension's tiles must be multiples of the width.
+// vector-width: the vectorized dimension's private tiles must be multiples of the width.
 func.func @matvec(%M: memref<128x64xf32>, %v: memref<64xf32>) -> memref<128xf32> {
   // CHECK-NEXT: {{.*}}mdh-check-config.mlir:[[# @LINE + 1]]:3: error: mdh.compute "matvec": configuration breaks rule 'vector-width': pt_size 1 of dim 0 is not a multiple of 4
   %w = mdh.compute "matvec"

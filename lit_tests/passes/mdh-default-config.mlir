@@ -393,3 +393,21 @@ func.func @contraction(%A: memref<8x6x2x8xf32>, %B: memref<2x16x8x2xf32>) -> mem
     (%A, %B) : (memref<8x6x2x8xf32>, memref<2x16x8x2xf32>) -> memref<2x8x2x6x2x16xf32>
   func.return %C : memref<2x8x2x6x2x16xf32>
 }
+
+// Sizes no vector width divides (63 x 127 x 512): the inner side of the register tile is 16,
+// vectors of 16 along j, the last tile's last vector split off to scalar code (mdh-vectorize);
+// the rows a divisor up to 4 (3), B packed into local memory.
+// CPU-LABEL: func.func @odd(
+// CPU:      mdh.compute "odd"
+// CPU-SAME: config = #mdh.config<num_wg = [1, 8, 1], num_wi = [1, 1, 1], lt_size = [63, 16, 512], pt_size = [3, 16, 512],
+// CPU-SAME: inp_mem = {{\[\[}}"glb", "lcl"], ["glb", "glb"]],
+// CPU-SAME: vector_width = 16,
+func.func @odd(%A: memref<63x512xf32>, %B: memref<512x127xf32>) -> memref<63x127xf32> {
+  %C = mdh.compute "odd"
+    {inp_view = [[affine_map<(i, j, k) -> (i, k)>], [affine_map<(i, j, k) -> (k, j)>]],
+     md_hom = {scalar_func = @mul, combine_ops = ["cc", "cc", ["pw", @add]]},
+     out_view = [[affine_map<(i, j, k) -> (i, j)>]]}
+    {inp_types = [f32, f32], mda_size = [63, 127, 512], out_types = [f32]}
+    (%A, %B) : (memref<63x512xf32>, memref<512x127xf32>) -> memref<63x127xf32>
+  func.return %C : memref<63x127xf32>
+}

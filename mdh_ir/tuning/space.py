@@ -184,7 +184,7 @@ def sample_config(op: ComputeOp, device: DeviceInfo, trial: Trial, around: Confi
     lanes_ok = kinds[inner] != "pw" or res == "prv"
     widths = [
         w for w in (1, 2, 4, 8, 16)
-        if lanes_ok and all(x % w == 0 for x in (sizes[inner], lt[inner], pt[inner]))
+        if lanes_ok and pt[inner] % w == 0
     ] or [1]  # fmt: skip
     cfg = Config(
         num_wg=tuple(wg),
