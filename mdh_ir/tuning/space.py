@@ -31,10 +31,11 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from mdh_ir.config import WG_COMBINES, Config
+from mdh_ir.config import Config
 from mdh_ir.constraints import violations
 from mdh_ir.device import DeviceInfo
 from mdh_ir.dialects.mdh import ComputeOp
+from mdh_ir.dialects.mdh_config import WG_COMBINES
 from mdh_ir.tiling import TilePlan, ceildiv
 
 LCL_PADS = [0, 1, 4, 8]
