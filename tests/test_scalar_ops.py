@@ -31,7 +31,7 @@ from mdh_ir.builder import Input, Output, Scalar, cc, compute_module, ps, pw, se
 from mdh_ir.config import Config
 from mdh_ir.dialects import scalar_ops
 from mdh_ir.semantics.reference import find_compute
-from mdh_ir.runtime import compile_module
+from mdh_ir.driver import compile_module
 from mdh_ir.semantics.compare import compare
 from tests.lowering_check import TEST_DEVICE
 

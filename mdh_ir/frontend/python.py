@@ -341,8 +341,9 @@ class Computation:
         self._programs: dict[Any, Any] = {}
 
     def compile(self, device: Any = None, config: Config | None = None):
-        """The `mdh_ir.runtime.Program` (tuning database's best configuration if none)."""
-        from mdh_ir.runtime import compile_module
+        """The compiled module (`mdh_ir.driver.Compiled`; the tuning database's best
+        configuration if none is given)."""
+        from mdh_ir.driver import compile_module
 
         return compile_module(self.module, device, config)
 
