@@ -10,8 +10,8 @@ from dataclasses import dataclass
 
 from benchmarks.measure import Measurement, Sampler
 from benchmarks.run import CaseData, log
-from mdh_ir.config import Config
-from mdh_ir.default_config import complete_config, default_config
+from mdh_ir.schedule.config import Config
+from mdh_ir.schedule.default_config import complete_config, default_config
 from mdh_ir.dialects.mdh import ConfigAttr
 from mdh_ir.runtime import compile_module, device_info
 from mdh_ir.semantics.reference import find_compute

@@ -6,7 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from mdh_ir.config import Config
+from mdh_ir.schedule.config import Config
 from mdh_ir.dialects.mdh_config import CONFIG_KEYS
 
 DIALECT_ONLY = r'''
@@ -36,7 +36,7 @@ try:
     module.verify()
 except Exception as e:
     print(e)
-print(sorted(m for m in sys.modules if m in ("mdh_ir.config", "mdh_ir.constraints", "mdh_ir.tiling")))
+print(sorted(m for m in sys.modules if m.startswith("mdh_ir.schedule")))
 '''
 
 

@@ -23,7 +23,7 @@ import numpy as np
 import pytest
 
 from mdh_ir.catalog import CATALOG
-from mdh_ir.default_config import default_config
+from mdh_ir.schedule.default_config import default_config
 from mdh_ir.device import PRESETS
 from mdh_ir.driver import compile_module
 from mdh_ir.runtime import _context, select_device

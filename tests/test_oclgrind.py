@@ -101,7 +101,7 @@ def cases(name: str, seed: int, count: int):
     import numpy as np
 
     from mdh_ir.catalog import CATALOG
-    from mdh_ir.default_config import default_config
+    from mdh_ir.schedule.default_config import default_config
     from mdh_ir.device import DeviceInfo
     from mdh_ir.runtime import select_device
     from mdh_ir.semantics.reference import find_compute

@@ -14,11 +14,11 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Region
 
 from mdh_ir.catalog import CATALOG
-from mdh_ir.config import Config
+from mdh_ir.schedule.config import Config
 from mdh_ir.database.store import Database
 from mdh_ir.dialects.mdh import ComputeOp
-from mdh_ir.constraints import violations
-from mdh_ir.default_config import default_config
+from mdh_ir.schedule.constraints import violations
+from mdh_ir.schedule.default_config import default_config
 from mdh_ir.device import PRESETS, DeviceInfo
 from mdh_ir.errors import MDHError
 from mdh_ir.driver import Choice, compile_module
@@ -191,7 +191,7 @@ def test_vectors_written_to_work_group_partials() -> None:
     """res_mem "glb" with the pw dim split over work-groups: the vectorized combine reads
     and writes the flattened partials buffer one vector at a time (a regression: it
     once kept a scalar store of a vector)."""
-    from mdh_ir.config import Config
+    from mdh_ir.schedule.config import Config
 
     sizes = dict(i=8, j=4, k=8)
     module = CATALOG["reduce_sum"].build(**sizes)

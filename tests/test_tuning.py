@@ -17,9 +17,9 @@ import optuna
 import pytest
 
 from mdh_ir.catalog import CATALOG
-from mdh_ir.constraints import violations
-from mdh_ir.default_config import default_config
-from mdh_ir.config import Config
+from mdh_ir.schedule.constraints import violations
+from mdh_ir.schedule.default_config import default_config
+from mdh_ir.schedule.config import Config
 from mdh_ir.device import PRESETS, DeviceInfo
 from mdh_ir.driver import Choice, compile_module
 from mdh_ir.semantics.compare import reference_outputs

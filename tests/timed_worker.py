@@ -12,7 +12,7 @@ import zlib
 from multiprocessing.connection import Connection
 
 import mdh_ir.driver
-from mdh_ir.default_config import default_config
+from mdh_ir.schedule.default_config import default_config
 from mdh_ir.tuning import evaluate
 
 real_compile = mdh_ir.driver.compile_module

@@ -17,7 +17,7 @@ import json
 import sys
 from pathlib import Path
 
-from mdh_ir.config import Config
+from mdh_ir.schedule.config import Config
 from mdh_ir.device import DeviceInfo
 from mdh_ir.dialects.mdh import ComputeOp
 from mdh_ir.database.store import Database, computation_key, parse_config

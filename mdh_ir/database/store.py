@@ -34,7 +34,7 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import SymbolTable
 
-from mdh_ir.config import Config
+from mdh_ir.schedule.config import Config
 from mdh_ir.device import DeviceInfo
 from mdh_ir.dialects.mdh import MDH, ComputeOp
 

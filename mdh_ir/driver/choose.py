@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from mdh_ir.config import Config
+from mdh_ir.schedule.config import Config
 from mdh_ir.database.shipped import shipped_config
 from mdh_ir.database.store import Database, best_config, default_path
-from mdh_ir.default_config import complete_config
+from mdh_ir.schedule.default_config import complete_config
 from mdh_ir.device import DeviceInfo
 from mdh_ir.dialects.mdh import ComputeOp
 

@@ -20,8 +20,8 @@ import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 
-from mdh_ir.config import Config
-from mdh_ir.constraints import violations
+from mdh_ir.schedule.config import Config
+from mdh_ir.schedule.constraints import violations
 from mdh_ir.database.store import Database
 from mdh_ir.device import DeviceInfo
 from mdh_ir.dialects.mdh import ComputeOp

@@ -45,7 +45,7 @@ from xdsl.ir.affine import AffineExpr
 
 from mdh_ir import builder
 from mdh_ir.builder import CombineSpec, Input, Output, Scalar, cc, compute_module
-from mdh_ir.config import Config
+from mdh_ir.schedule.config import Config
 from mdh_ir.semantics.reference import evaluate
 
 __all__ = [

@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from xdsl.dialects.builtin import DictionaryAttr, StringAttr
 from xdsl.ir import Attribute, Block, Operation
 
-from mdh_ir.config import Config
+from mdh_ir.schedule.config import Config
 from mdh_ir.dialects.mdh import ComputeOp
-from mdh_ir.tiling import TilePlan
+from mdh_ir.schedule.tiling import TilePlan
 
 COMPUTE_ATTR = "mdh.compute"
 

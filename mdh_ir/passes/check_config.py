@@ -16,8 +16,8 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from mdh_ir.config import Config, ConfigError
-from mdh_ir.constraints import violations
+from mdh_ir.schedule.config import Config, ConfigError
+from mdh_ir.schedule.constraints import violations
 from mdh_ir.device import PRESETS
 from mdh_ir.dialects.mdh import ComputeOp
 from mdh_ir.errors import MDHError

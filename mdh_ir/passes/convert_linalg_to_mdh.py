@@ -64,8 +64,8 @@ from xdsl.rewriter import InsertPoint
 from xdsl.traits import SymbolTable
 from xdsl.utils.exceptions import VerifyException
 
-from mdh_ir.combine import RECOGNIZED as COMBINE_OPS
-from mdh_ir.combine import identity
+from mdh_ir.schedule.combine import RECOGNIZED as COMBINE_OPS
+from mdh_ir.schedule.combine import identity
 from mdh_ir.dialects.mdh import Combine, ComputeOp, make_view
 from mdh_ir.dialects.mdh_attrs import is_scalar_type
 from mdh_ir.errors import MDHError

@@ -13,7 +13,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from mdh_ir.default_config import complete_config
+from mdh_ir.schedule.default_config import complete_config
 from mdh_ir.device import PRESETS
 from mdh_ir.dialects.mdh import ComputeOp
 from mdh_ir.errors import MDHError

@@ -56,7 +56,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import SymbolTable
 
-from mdh_ir.combine import builtin_meaning, identity, meaning
+from mdh_ir.schedule.combine import builtin_meaning, identity, meaning
 from mdh_ir.dialects.lowlevel import (
     LCL,
     LOCAL_SIZE_ATTR,
@@ -79,7 +79,7 @@ from mdh_ir.passes.assign_asm import tile_chain
 from mdh_ir.passes.carried import COMPUTE_ATTR, carried
 from mdh_ir.passes.emit import Emitter, Value, constant_value, i1
 from mdh_ir.passes.scan import ScanKernels
-from mdh_ir.tiling import Loop, TilePlan
+from mdh_ir.schedule.tiling import Loop, TilePlan
 
 _FLOAT_OPS = {"add": arith.AddfOp, "mul": arith.MulfOp, "max": arith.MaxnumfOp, "min": arith.MinnumfOp}
 _INT_OPS = {

@@ -56,7 +56,7 @@ from mdh_ir.dialects.lowlevel import (
 from mdh_ir.passes.assign_asm import tile_chain
 from mdh_ir.passes.carried import carried
 from mdh_ir.passes.emit import Emitter
-from mdh_ir.tiling import Box, TilePlan
+from mdh_ir.schedule.tiling import Box, TilePlan
 
 
 COPY_LANES = 4

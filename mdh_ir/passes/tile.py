@@ -30,13 +30,13 @@ from xdsl.ir import Block, Region
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
-from mdh_ir.config import Config, ConfigError
+from mdh_ir.schedule.config import Config, ConfigError
 from mdh_ir.dialects.lowlevel import AccumulateOp, ParForOp, TileForOp, ViewLoadOp
 from mdh_ir.dialects.mdh import ComputeOp
 from mdh_ir.errors import MDHError
 from mdh_ir.passes.carried import carry
 from mdh_ir.passes.emit import Emitter, index
-from mdh_ir.tiling import TilePlan
+from mdh_ir.schedule.tiling import TilePlan
 
 
 def tile_compute(op: ComputeOp) -> None:

@@ -23,9 +23,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from mdh_ir.constraints import input_violations, violations
+from mdh_ir.schedule.constraints import input_violations, violations
 from mdh_ir.database.store import Database, default_path
-from mdh_ir.default_config import complete_config
+from mdh_ir.schedule.default_config import complete_config
 from mdh_ir.dialects.mdh import ComputeOp
 from mdh_ir.errors import MDHError
 from mdh_ir.runtime import device_info

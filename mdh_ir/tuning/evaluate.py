@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
-from mdh_ir.config import Config
+from mdh_ir.schedule.config import Config
 from mdh_ir.database.store import OK, Evaluation
 
 READY_TIMEOUT = 600.0

@@ -31,12 +31,12 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from mdh_ir.config import Config
-from mdh_ir.constraints import violations
+from mdh_ir.schedule.config import Config
+from mdh_ir.schedule.constraints import violations
 from mdh_ir.device import DeviceInfo
 from mdh_ir.dialects.mdh import ComputeOp
 from mdh_ir.dialects.mdh_config import WG_COMBINES
-from mdh_ir.tiling import TilePlan, ceildiv
+from mdh_ir.schedule.tiling import TilePlan, ceildiv
 
 LCL_PADS = [0, 1, 4, 8]
 """`lcl_pad` choices: one element shifts each row to the next bank; 4 and 8 keep rows

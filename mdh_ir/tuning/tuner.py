@@ -33,9 +33,9 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
-from mdh_ir.config import Config
+from mdh_ir.schedule.config import Config
 from mdh_ir.database.store import Database, Evaluation, best_config, parse_config
-from mdh_ir.default_config import default_config
+from mdh_ir.schedule.default_config import default_config
 from mdh_ir.runtime import device_info
 from mdh_ir.semantics.compare import reference_outputs
 from mdh_ir.semantics.reference import find_compute, random_inputs

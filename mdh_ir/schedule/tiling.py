@@ -32,8 +32,8 @@ from math import prod
 from xdsl.ir import Operation
 
 from mdh_ir.affine import Linear, linear_results
-from mdh_ir.combine import meaning
-from mdh_ir.config import Config
+from mdh_ir.schedule.combine import meaning
+from mdh_ir.schedule.config import Config
 from mdh_ir.dialects.mdh import Combine, ComputeOp
 
 Loop = tuple[str, int]
