@@ -39,6 +39,10 @@ from mdh_ir.dialects.mdh import Combine, ComputeOp
 Loop = tuple[str, int]
 """A loop of the work-item's nest: (layer, dimension)."""
 
+FULL_UNROLL = 64
+"""The longest constant loop touching private arrays that `lowlevel-expand` unrolls fully
+(so the arrays stay in registers); the defaults plan vector pieces within it."""
+
 
 def ceildiv(a: int, b: int) -> int:
     return -(-a // b)
