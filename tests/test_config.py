@@ -1,5 +1,5 @@
 """The configuration's two homes: the dialect checks `#mdh.config`'s structure against
-its op, the schedule model (`mdh_ir.config`) types it; they agree on the keys."""
+its op, the schedule model (`mdh_ir.schedule.config`) types it; they agree on the keys."""
 
 from __future__ import annotations
 

@@ -183,7 +183,7 @@ DEVICE_RULES = {"wg-combine": "tests/test_runtime.py::test_last_work_group_needs
 
 
 def test_every_rule_has_a_corpus_file() -> None:
-    """Each rule of mdh_ir/constraints.py's table is broken by some corpus file (those of
+    """Each rule of mdh_ir/schedule/constraints.py's table is broken by some corpus file (those of
     `DEVICE_RULES` by their test instead)."""
     import mdh_ir.schedule.constraints
 

@@ -3,8 +3,8 @@ structure: the keys, and each value's shape against the op (one entry per dimens
 per input or output buffer, per layer) and its allowed values (`config_entries`).
 
 Values are integers, strings or nested lists. What a configuration means, and the rules
-it must satisfy on a device, are the schedule model's (`mdh_ir.config`,
-`mdh_ir.constraints`); the dialect checks only that it is well-formed for its op.
+it must satisfy on a device, are the schedule model's (`mdh_ir.schedule.config`,
+`mdh_ir.schedule.constraints`); the dialect checks only that it is well-formed for its op.
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ CONFIG_KEYS = (
     "num_wg", "num_wi", "lt_size", "pt_size", "inp_mem", "res_mem", "ocl_dim", "buf_layout",
     "loop_order", "combine_layer", "vector_width", "unroll", "prefetch", "lcl_pad", "wg_combine",
 )  # fmt: skip
-"""The keys, in the order of `mdh_ir.config.Config`'s fields."""
+"""The keys, in the order of `mdh_ir.schedule.config.Config`'s fields."""
 
 LT_MEM = ("glb", "lcl")
 PT_MEM = ("glb", "prv")

@@ -2,7 +2,7 @@
 
 `mdh-tile` stores the op's properties (views, combine operators, sizes, configuration)
 on the work-group `par_for`, and `mdh-assign-asm` moves them to the kernel, so later
-passes can re-derive every static fact (`mdh_ir.tiling.TilePlan`) of the computation.
+passes can re-derive every static fact (`mdh_ir.schedule.tiling.TilePlan`) of the computation.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""`mdh-check-config`: refuse a configuration that breaks a rule of `mdh_ir.constraints`.
+"""`mdh-check-config`: refuse a configuration that breaks a rule of `mdh_ir.schedule.constraints`.
 
 Runs before anything is generated, so an invalid configuration never reaches an OpenCL
 compiler. Device limits are those of the device class's preset (`device=cpu|gpu`,

@@ -1,8 +1,8 @@
 """`mdh-place-combine`: spell out the re-composition (DESIGN.md section 5.5).
 
-Replaces each `lowlevel.accumulate` with explicit code, following `mdh_ir.tiling`:
+Replaces each `lowlevel.accumulate` with explicit code, following `mdh_ir.schedule.tiling`:
 
-- a point of the padding of a padded private-tile loop (`mdh_ir.tiling`) is discarded:
+- a point of the padding of a padded private-tile loop (`mdh_ir.schedule.tiling`) is discarded:
   its results are not stored, and not combined into an accumulator (a select keeps the
   old value);
 - without `pw` dimensions, each point's results are stored to the outputs;
@@ -189,7 +189,7 @@ class Placement:
 
     def valid(self, e: Emitter, point: Sequence[SSAValue], dims: Sequence[int]) -> SSAValue | None:
         """Whether `point` lies inside its local tiles along `dims`: false only for a
-        point of the padding of a padded private-tile loop (`mdh_ir.tiling`); None
+        point of the padding of a padded private-tile loop (`mdh_ir.schedule.tiling`); None
         where no loop of `dims` is padded."""
         conds = []
         for d in dims:

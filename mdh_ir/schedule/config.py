@@ -3,7 +3,7 @@
 A configuration lives in the IR as `#mdh.config<key = value, ...>` on the op; this module
 reads it into a typed `Config` (its shape against the op checked by the dialect,
 `mdh_ir.dialects.mdh_config`) and writes it back (`Config.to_attr`). Device-dependent
-rules live in `mdh_ir.constraints`.
+rules live in `mdh_ir.schedule.constraints`.
 
 Keys (D = number of dimensions, B = input buffers, K = output buffers):
 

@@ -2,7 +2,7 @@
 
 `sample_config(op, device, trial)` draws every parameter of DESIGN.md section 4 in
 dependency order, each from a range that the earlier choices and the constraints of
-`mdh_ir.constraints` leave open: lt_size <= N, pt_size <= lt_size, num_wi <=
+`mdh_ir.schedule.constraints` leave open: lt_size <= N, pt_size <= lt_size, num_wi <=
 ceil(lt_size/pt_size) within the work-group budget, num_wg <= ceil(N/lt_size), caches
 only for buffers whose accesses share one box, `wi-combine` choices only when allowed.
 The rules that depend on several choices at once (local and private memory) are checked
