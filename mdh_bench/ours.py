@@ -11,8 +11,8 @@ from dataclasses import dataclass
 from mdh_bench.case_data import CaseData
 from mdh_bench.log import log
 from mdh_bench.measure import Measurement, Sampler
-from mdh_ir.config import Config
-from mdh_ir.default_config import complete_config, default_config
+from mdh_ir.schedule.config import Config
+from mdh_ir.schedule.default_config import complete_config, default_config
 from mdh_ir.dialects.mdh import ConfigAttr
 from mdh_ir.runtime import compile_module, device_info
 from mdh_ir.semantics.reference import find_compute

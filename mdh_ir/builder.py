@@ -50,8 +50,9 @@ from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.rewriter import InsertPoint
 
 from mdh_ir.affine import linear_results
-from mdh_ir.config import Config
-from mdh_ir.dialects.mdh import BUILTIN_COMBINES, Combine, ComputeOp, make_view
+from mdh_ir.schedule.config import Config
+from mdh_ir.dialects.mdh import Combine, ComputeOp, make_view
+from mdh_ir.dialects.mdh_attrs import BUILTIN_COMBINES
 
 __all__ = [
     "Input", "Output", "Scalar", "cc", "pw", "ps", "compute_module", "select", "const", "maximum",

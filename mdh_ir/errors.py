@@ -1,4 +1,4 @@
-"""The one exception type of user-facing errors about an op."""
+"""The exception types of user-facing errors."""
 
 from __future__ import annotations
 
@@ -12,3 +12,7 @@ class MDHError(DiagnosticException):
     def __init__(self, message: str, op: Operation | None = None):
         super().__init__(message)
         self.op = op
+
+
+class ConfigError(Exception):
+    """A configuration that does not fit its op or breaks a rule; the message names it."""

@@ -10,11 +10,11 @@ import sys
 import time
 from multiprocessing.connection import Connection
 
-import mdh_ir.runtime
+import mdh_ir.driver
 from mdh_ir.runtime import BuildError
 from mdh_ir.tuning import evaluate
 
-real_compile = mdh_ir.runtime.compile_module
+real_compile = mdh_ir.driver.compile_module
 
 
 class WrongProgram:
@@ -51,7 +51,7 @@ def faulty_compile(module, device=None, config=None):
     return WrongProgram(program) if fault == 2 else program
 
 
-mdh_ir.runtime.compile_module = faulty_compile
+mdh_ir.driver.compile_module = faulty_compile
 
 if __name__ == "__main__":
     evaluate._serve(Connection(int(sys.argv[1])))

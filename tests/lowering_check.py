@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import os
 
-from mdh_ir.config import Config
-from mdh_ir.runtime import compile_module
+from mdh_ir.schedule.config import Config
+from mdh_ir.driver import compile_module
 from mdh_ir.semantics.compare import compare
 
 

@@ -482,7 +482,7 @@ def random_module(
 
 def describe(module: ModuleOp) -> dict:
     """Coverage facts of a generated module (for the generator's own test and reports)."""
-    from mdh_ir.combine import meaning
+    from mdh_ir.schedule.combine import meaning
 
     op = find_compute(module)
     combines = op.combines

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 from mdh_ir.builder import Input, Output, cc, compute_module, f32, ps, pw
-from mdh_ir.default_config import default_config
+from mdh_ir.schedule.default_config import default_config
 from mdh_ir.device import PRESETS
 from mdh_ir.emit_opencl.c_names import ESCAPED, comment_text, function_name, kernel_name
-from mdh_ir.runtime import compile_module
+from mdh_ir.driver import compile_module
 from mdh_ir.semantics.reference import find_compute
 from tests.lowering_check import TEST_DEVICE, check_outputs
 

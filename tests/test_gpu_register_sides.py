@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 
 from mdh_ir.catalog import CATALOG
-from mdh_ir.constraints import violations
-from mdh_ir.default_config import default_config
+from mdh_ir.schedule.constraints import violations
+from mdh_ir.schedule.default_config import default_config
 from mdh_ir.device import PRESETS
 from mdh_ir.semantics.reference import find_compute
 from tests.lowering_check import run_and_check

@@ -105,7 +105,7 @@ RUNS = {
 @pytest.mark.parametrize("name", RUNS)
 def test_converted_program_runs(name):
     """The host function becomes `mdh.compute` + return: the shape the runtime runs."""
-    from mdh_ir.runtime import compile_module
+    from mdh_ir.driver import compile_module
 
     text, shapes, numpy = RUNS[name]
     module = convert(text)

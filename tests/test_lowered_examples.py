@@ -23,9 +23,10 @@ import numpy as np
 import pytest
 
 from mdh_ir.catalog import CATALOG
-from mdh_ir.default_config import default_config
+from mdh_ir.schedule.default_config import default_config
 from mdh_ir.device import PRESETS
-from mdh_ir.runtime import _context, compile_module, select_device
+from mdh_ir.driver import compile_module
+from mdh_ir.runtime import _context, select_device
 from mdh_ir.semantics.reference import find_compute, random_inputs
 from mdh_ir.tools.context import make_context
 from mdh_ir.tools.diagnostics import load_module

@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 
 from mdh_ir.device import DeviceInfo
-from mdh_ir.runtime import compile_module, select_device
+from mdh_ir.driver import compile_module
+from mdh_ir.runtime import select_device
 from mdh_ir.semantics.reference import evaluate, find_compute
 from mdh_ir.tuning.space import Infeasible, RandomTrial, sample_config
 from tests.lowering_check import TEST_DEVICE, check_outputs

@@ -26,10 +26,11 @@ from mdh_ir.device import DeviceInfo
 from mdh_ir.dialects.lowlevel import CopyOp, KernelOp, SlotOp
 from mdh_ir.passes.lower_to_opencl import pipeline
 from mdh_ir.passes.prefetch import LowLevelPrefetch
-from mdh_ir.constraints import violations
-from mdh_ir.runtime import lower, select_device
+from mdh_ir.schedule.constraints import violations
+from mdh_ir.driver import lower
+from mdh_ir.runtime import select_device
 from mdh_ir.semantics.reference import find_compute
-from mdh_ir.tiling import TilePlan
+from mdh_ir.schedule.tiling import TilePlan
 from mdh_ir.tuning.space import Infeasible, RandomTrial, sample_config
 from tests.lowering_check import TEST_DEVICE, run_and_check
 

@@ -101,7 +101,7 @@ def cases(name: str, seed: int, count: int):
     import numpy as np
 
     from mdh_ir.catalog import CATALOG
-    from mdh_ir.default_config import default_config
+    from mdh_ir.schedule.default_config import default_config
     from mdh_ir.device import DeviceInfo
     from mdh_ir.runtime import select_device
     from mdh_ir.semantics.reference import find_compute
@@ -136,8 +136,8 @@ def worker(name: str, mode: str, seed: int, count: int) -> int:
     import pyopencl
     import pyopencl.characterize
 
-    import mdh_ir.runtime
-    from mdh_ir.runtime import compile_module
+    import mdh_ir.runtime.program
+    from mdh_ir.driver import compile_module
     from mdh_ir.semantics.compare import compare
 
     pyopencl.characterize.nv_compute_capability = lambda dev: None  # see the docstring
@@ -157,7 +157,7 @@ def worker(name: str, mode: str, seed: int, count: int) -> int:
 
         pyopencl.Buffer = KeptBuffer
         pyopencl.enqueue_fill_buffer = fill_at_once
-        mdh_ir.runtime.build_options = lambda device, lowered: ["-cl-opt-disable"]
+        mdh_ir.runtime.program.build_options = lambda device, lowered: ["-cl-opt-disable"]
     wrong = 0
     for label, module, inputs, cfg in cases(name, seed, count):
         sys.stderr.flush()

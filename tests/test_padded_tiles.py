@@ -15,14 +15,14 @@ import pytest
 from xdsl.dialects import scf
 
 from mdh_ir.catalog import CATALOG
-from mdh_ir.default_config import default_config
+from mdh_ir.schedule.default_config import default_config
 from mdh_ir.device import PRESETS
 from mdh_ir.dialects.lowlevel import BarrierOp, KernelOp, TileForOp
 from mdh_ir.passes.expand import static_trips, touches_private
 from mdh_ir.passes.lower_to_opencl import pipeline
 from mdh_ir.passes.tile import MDHTile
 from mdh_ir.semantics.reference import find_compute
-from mdh_ir.tiling import TilePlan
+from mdh_ir.schedule.tiling import TilePlan
 from mdh_ir.tools.context import make_context
 from tests.lowering_check import run_and_check
 

@@ -183,11 +183,11 @@ DEVICE_RULES = {"wg-combine": "tests/test_runtime.py::test_last_work_group_needs
 
 
 def test_every_rule_has_a_corpus_file() -> None:
-    """Each rule of mdh_ir/constraints.py's table is broken by some corpus file (those of
+    """Each rule of mdh_ir/schedule/constraints.py's table is broken by some corpus file (those of
     `DEVICE_RULES` by their test instead)."""
-    import mdh_ir.constraints
+    import mdh_ir.schedule.constraints
 
-    rules = re.findall(r"^\| ([a-z-]+) \|", mdh_ir.constraints.__doc__ or "", re.M)
+    rules = re.findall(r"^\| ([a-z-]+) \|", mdh_ir.schedule.constraints.__doc__ or "", re.M)
     assert len(rules) >= 12
     stated = " ".join(p.read_text(errors="replace") for p in FILES)
     missing = [r for r in rules if r not in ("rule", *DEVICE_RULES) and f"rule '{r}'" not in stated]

@@ -1,5 +1,6 @@
-"""The pyopencl runtime: device choice, constraint check against the device, build
-errors, multiple kernels and temporaries, profiling times."""
+"""The pyopencl runtime and the compile driver above it: device choice, constraint check
+against the device, build errors, multiple kernels and temporaries, profiling times,
+several ops in one module, every level kept."""
 
 from __future__ import annotations
 
@@ -8,13 +9,20 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Block, Region
 
 from mdh_ir.catalog import CATALOG
-from mdh_ir.constraints import violations
-from mdh_ir.default_config import default_config
+from mdh_ir.schedule.config import Config
+from mdh_ir.database.store import Database
+from mdh_ir.dialects.mdh import ComputeOp
+from mdh_ir.schedule.constraints import violations
+from mdh_ir.schedule.default_config import default_config
 from mdh_ir.device import PRESETS, DeviceInfo
 from mdh_ir.errors import MDHError
-from mdh_ir.runtime import BuildError, DeviceError, build, compile_module, device_info, gated
+from mdh_ir.driver import Choice, compile_module
+from mdh_ir.runtime import BuildError, DeviceError, build, device_info, gated
 from mdh_ir.runtime import select_device, span
 from mdh_ir.runtime import _context as context
 from mdh_ir.semantics.reference import find_compute, random_inputs
@@ -132,7 +140,7 @@ def test_a_run_is_timed_from_its_first_command_to_its_last() -> None:
     inputs = CATALOG["dot"].inputs(np.random.default_rng(4), k=5000)
     kernel = cl.command_type.NDRANGE_KERNEL
     for wg_combine, kinds in [("last", [kernel]), ("kernel", [kernel, kernel])]:
-        program = compile_module(module, "cpu", base.with_(wg_combine=wg_combine))
+        program = compile_module(module, "cpu", base.with_(wg_combine=wg_combine)).program
         buffers = dict(zip(program.host.body.block.args, program.upload(inputs))) | program.workspace
         events = gated(program.queue, lambda: program._enqueue(buffers))
         cl.wait_for_events(events)
@@ -183,7 +191,7 @@ def test_vectors_written_to_work_group_partials() -> None:
     """res_mem "glb" with the pw dim split over work-groups: the vectorized combine reads
     and writes the flattened partials buffer one vector at a time (a regression: it
     once kept a scalar store of a vector)."""
-    from mdh_ir.config import Config
+    from mdh_ir.schedule.config import Config
 
     sizes = dict(i=8, j=4, k=8)
     module = CATALOG["reduce_sum"].build(**sizes)
@@ -272,3 +280,76 @@ def test_the_gate_keeps_the_device_busy_for_several_enqueues() -> None:
         if run:
             assert (gate.profile.end - gate.profile.start) * 1e-9 >= 50e-6
             assert gate.profile.end <= event.profile.start
+
+
+def two_independent_computes() -> ModuleOp:
+    """One function computing a MatVec and a dot product, each its own `mdh.compute`
+    (their scalar functions from the catalog's modules)."""
+    parts = [CATALOG["matvec"].build(i=48, k=40), CATALOG["dot"].build(k=3000)]
+    funcs, ops = [], []
+    for part in parts:
+        for f in list(part.ops):
+            f.detach()
+            found = [o for o in f.walk() if isinstance(o, ComputeOp)]
+            ops += found
+            if not found:
+                funcs.append(f)
+    block = Block(arg_types=[t for op in ops for t in op.inputs.types])
+    args, computes = list(block.args), []
+    for op in ops:
+        computes.append(ComputeOp(op.comp_name.data, args[: len(op.inputs)], dict(op.properties), op.outputs.types))
+        args = args[len(op.inputs) :]
+    outputs = [r for c in computes for r in c.results]
+    block.add_ops([*computes, func.ReturnOp(*outputs)])
+    host = func.FuncOp("both", (block.arg_types, [r.type for r in outputs]), Region(block))
+    return ModuleOp([*funcs, host])
+
+
+def test_two_independent_computes_compile_into_one_program() -> None:
+    """A module of two `mdh.compute` ops: each gets its own configuration (the dot's given,
+    the MatVec's the default), they become one program whose kernels run in order, and
+    each output is the reference semantics' of its op."""
+    module = two_independent_computes()
+    module.verify()
+    matvec_op, dot_op = [o for o in module.walk() if isinstance(o, ComputeOp)]
+    dot_cfg = default_config(dot_op, PRESETS["gpu"]).with_(wg_combine="kernel")
+    compiled = compile_module(module, "cpu", [None, dot_cfg], database=Database())
+    default = default_config(matvec_op, device_info("cpu"))
+    assert compiled.choices == [Choice(default, "default"), Choice(dot_cfg, "given")]
+    assert [Config.of(op) for op in compiled.ops] == [default, dot_cfg]
+    assert compiled.kernel_names() == ["both_0", "both_1", "both_1_combine"]
+    rng = np.random.default_rng(5)
+    mv = CATALOG["matvec"].inputs(rng, i=48, k=40)
+    dot = CATALOG["dot"].inputs(rng, k=3000)
+    w, d = compiled(*mv, *dot)
+    check_outputs(CATALOG["matvec"].build(i=48, k=40), mv, [w])
+    check_outputs(CATALOG["dot"].build(k=3000), dot, [d])
+    with pytest.raises(ValueError, match="1 configurations for 2 mdh.compute ops"):
+        compile_module(module, "cpu", [dot_cfg])
+
+
+def test_the_compiled_module_keeps_every_level() -> None:
+    """The `mdh` module with its configuration, the low-level IR and the OpenCL source; the
+    module given is left as it was."""
+    module = matvec()
+    compiled = compile_module(module, "cpu", database=Database())
+    assert find_compute(module).config is None
+    assert compiled.op.config == compiled.config.to_attr()
+    asm = compiled.asm
+    assert "mdh.compute" in asm["mdh"] and "#mdh.config<" in asm["mdh"]
+    assert not any(isinstance(o, ComputeOp) for o in compiled.lowered.walk())
+    assert "lowlevel.launch" in asm["lowlevel"] and asm["lowlevel"] == str(compiled.lowered)
+    assert asm["opencl"] == compiled.source and " void matvec_0(" in compiled.source
+
+
+def test_names_moved_to_the_driver_stay_importable_from_the_runtime() -> None:
+    """`compile_module` and `lower` moved to the driver; the runtime hands them out on
+    request only, so that it imports the driver at no import of its own."""
+    import mdh_ir.runtime
+    from mdh_ir import driver
+    from mdh_ir.runtime import compile_module as old_compile_module
+
+    assert old_compile_module is driver.compile_module
+    assert mdh_ir.runtime.lower is driver.lower
+    with pytest.raises(AttributeError):
+        mdh_ir.runtime.no_such_name  # noqa: B018

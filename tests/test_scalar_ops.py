@@ -28,10 +28,10 @@ from xdsl.utils.exceptions import VerifyException
 
 from mdh_ir import builder
 from mdh_ir.builder import Input, Output, Scalar, cc, compute_module, ps, pw, select, trace_function
-from mdh_ir.config import Config
+from mdh_ir.schedule.config import Config
 from mdh_ir.dialects import scalar_ops
 from mdh_ir.semantics.reference import find_compute
-from mdh_ir.runtime import compile_module
+from mdh_ir.driver import compile_module
 from mdh_ir.semantics.compare import compare
 from tests.lowering_check import TEST_DEVICE
 

@@ -11,13 +11,13 @@ import pytest
 
 from mdh_ir.builder import Input, Output, cc, compute_module, f32, i32, maximum, ps, select
 from mdh_ir.catalog import CATALOG
-from mdh_ir.config import Config
-from mdh_ir.constraints import local_bytes, temp_bytes, violations
-from mdh_ir.default_config import default_config
+from mdh_ir.schedule.config import Config
+from mdh_ir.schedule.constraints import local_bytes, temp_bytes, violations
+from mdh_ir.schedule.default_config import default_config
 from mdh_ir.device import PRESETS
-from mdh_ir.runtime import compile_module
+from mdh_ir.driver import compile_module
 from mdh_ir.semantics.reference import find_compute, random_inputs
-from mdh_ir.tiling import TilePlan, ceildiv
+from mdh_ir.schedule.tiling import TilePlan, ceildiv
 from tests.lowering_check import TEST_DEVICE, check_outputs
 
 

@@ -17,14 +17,14 @@ import optuna
 import pytest
 
 from mdh_ir.catalog import CATALOG
-from mdh_ir.constraints import violations
-from mdh_ir.default_config import default_config
-from mdh_ir.config import Config
+from mdh_ir.schedule.constraints import violations
+from mdh_ir.schedule.default_config import default_config
+from mdh_ir.schedule.config import Config
 from mdh_ir.device import PRESETS, DeviceInfo
-from mdh_ir.runtime import compile_module
+from mdh_ir.driver import Choice, compile_module
 from mdh_ir.semantics.compare import reference_outputs
 from mdh_ir.semantics.reference import find_compute, random_inputs
-from mdh_ir.tuning.database import OK, Database, Evaluation, computation_key
+from mdh_ir.database.store import OK, Database, Evaluation, computation_key
 from mdh_ir.tuning import evaluate
 from mdh_ir.tuning.evaluate import Evaluator
 from mdh_ir.tuning.search import NEIGHBOURS, make_technique
@@ -123,7 +123,7 @@ def test_database_keeps_one_evaluation_per_configuration(tmp_path) -> None:
 def test_a_confirmed_time_outranks_single_flattering_ones(tmp_path) -> None:
     """After the final check, the pick's careful time may exceed another candidate's
     single timing; the best (for the runtime and for shipping) is still the pick."""
-    from mdh_ir.tuning.shipped import best_entries
+    from mdh_ir.database.shipped import best_entries
 
     path = tmp_path / "t.sqlite"
     db = Database(path)
@@ -159,7 +159,7 @@ def test_concurrent_writers_do_not_corrupt_the_database(tmp_path) -> None:
     path = tmp_path / "shared.sqlite"
     Database(path)
     script = (
-        "import sys; from mdh_ir.tuning.database import Database, Evaluation\n"
+        "import sys; from mdh_ir.database.store import Database, Evaluation\n"
         "db = Database(sys.argv[1])\n"
         "for i in range(200):\n"
         "    db.record('k', 'd', Evaluation(f'cfg{i % 150}', 'ok', float(i), [], '', 0.0, sys.argv[2]))\n"
@@ -381,9 +381,10 @@ def test_mdh_tune_errors_are_one_line() -> None:
 
 def test_shipped_configuration_used_without_tuning(tmp_path, monkeypatch) -> None:
     """A device's shipped entry (here measured with another driver) configures a
-    computation the user's database does not know; the user's own result wins."""
+    computation the user's database does not know; the user's own result wins; the
+    compiled module records which gave its configuration."""
     from mdh_ir import runtime
-    from mdh_ir.tuning import shipped
+    from mdh_ir.database import shipped
 
     module = small_matvec()
     op = find_compute(module)
@@ -396,11 +397,15 @@ def test_shipped_configuration_used_without_tuning(tmp_path, monkeypatch) -> Non
     (tmp_path / "shipped.json").write_text(json.dumps([entry]))
     monkeypatch.setattr(shipped, "SHIPPED", tmp_path / "shipped.json")
     monkeypatch.setenv("MDH_TUNING_DB", str(tmp_path / "none.sqlite"))
-    assert runtime.compile_module(module, "cpu").config == cfg
+    assert compile_module(module, "cpu").choices == [Choice(cfg, "shipped")]
 
     mine = default_config(op, info)
     Database(tmp_path / "mine.sqlite").record(
         computation_key(op), info.key, Evaluation(str(mine.to_attr()), OK, 0.5)
     )
     monkeypatch.setenv("MDH_TUNING_DB", str(tmp_path / "mine.sqlite"))
-    assert runtime.compile_module(module, "cpu").config == mine
+    assert compile_module(module, "cpu").choices == [Choice(mine, "database")]
+    assert compile_module(module, "cpu", database=Database(tmp_path / "empty.sqlite")).choices == [
+        Choice(cfg, "shipped")
+    ]
+    assert compile_module(module, "cpu", cfg.with_(unroll=1)).choices == [Choice(cfg.with_(unroll=1), "given")]

@@ -11,11 +11,11 @@ import sys
 import zlib
 from multiprocessing.connection import Connection
 
-import mdh_ir.runtime
-from mdh_ir.default_config import default_config
+import mdh_ir.driver
+from mdh_ir.schedule.default_config import default_config
 from mdh_ir.tuning import evaluate
 
-real_compile = mdh_ir.runtime.compile_module
+real_compile = mdh_ir.driver.compile_module
 
 
 def fake_seconds(program) -> float:
@@ -40,7 +40,7 @@ def timed_compile(module, device=None, config=None):
     return TimedProgram(real_compile(module, device, config))
 
 
-mdh_ir.runtime.compile_module = timed_compile
+mdh_ir.driver.compile_module = timed_compile
 
 if __name__ == "__main__":
     evaluate._serve(Connection(int(sys.argv[1])))

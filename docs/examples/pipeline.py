@@ -17,7 +17,7 @@ from xdsl.transforms import get_all_passes
 
 from mdh_ir.emit_opencl import print_opencl
 from mdh_ir.passes import ALL_PASSES
-from mdh_ir.runtime import compile_module
+from mdh_ir.driver import compile_module
 from mdh_ir.tools.context import make_context
 from mdh_ir.tools.diagnostics import load_module
 

@@ -1,6 +1,6 @@
 // RUN: not mdh-opt %s --split-input-file 2>&1 | filecheck %s --match-full-lines
 
-// The structure of `#mdh.config<...>` against its op (mdh_ir/config.py), checked by the
+// The structure of `#mdh.config<...>` against its op (mdh_ir/dialects/mdh_config.py), checked by the
 // verifier of mdh.compute, and the syntax errors of the attribute.
 
 func.func @mul(%a: f32, %b: f32) -> f32 {

@@ -1,7 +1,7 @@
 // RUN: not mdh-opt %s --split-input-file -p 'mdh-default-config{device=gpu},mdh-check-config{device=gpu}' 2>&1 | filecheck %s --match-full-lines
 
 // mdh-check-config refuses, before anything is generated, a configuration that breaks a
-// rule of mdh_ir/constraints.py, with one line naming the op, the rule and the reason.
+// rule of mdh_ir/schedule/constraints.py, with one line naming the op, the rule and the reason.
 // Each chunk breaks one rule (device limits: the gpu class); keys a chunk does not give
 // come from mdh-default-config, which keeps the given ones.
 

@@ -4,7 +4,7 @@
 // RUN: mdh-opt %s -p 'mdh-default-config{device=gpu}' | mdh-opt -p 'mdh-default-config{device=cpu}' | filecheck %s --check-prefix=GPU
 // RUN: not mdh-opt %s -p 'mdh-default-config{device=tpu}' 2>&1 | filecheck %s --check-prefix=BAD
 
-// mdh-default-config completes every configuration (mdh_ir/default_config.py):
+// mdh-default-config completes every configuration (mdh_ir/schedule/default_config.py):
 // - for cpu, one work-item per work-group, a register tile of up to 4 x 16 elements on two kept
 //   dimensions (the one allowing the widest vectors innermost), pw loops outside the tile's
 //   element loops, the widest valid vector width; with pw dimensions one work-group per
@@ -41,7 +41,7 @@
 //   for the innermost dimension with more than one part, 1 for the next one, 2 otherwise;
 // - an op with a (partial) configuration keeps its keys, so a second run changes nothing
 //   (the fourth RUN line) and the given keys of @partial and @partial_wg survive; the
-//   missing ones are chosen to fit them (mdh_ir.default_config.complete_config).
+//   missing ones are chosen to fit them (mdh_ir.schedule.default_config.complete_config).
 
 func.func @mul(%a: f32, %b: f32) -> f32 {
   %r = arith.mulf %a, %b : f32

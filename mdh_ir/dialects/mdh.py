@@ -11,24 +11,20 @@ Syntax (the MDH MLIR interface of the seed papers):
 
 The first dictionary may also hold `boundary = ["none", "clamp", ...]` (one entry per
 input buffer), the second `config = #mdh.config<...>` (the tuning configuration).
-Semantics: see `mdh_ir.semantics.reference`; verification rules: `ComputeOp.verify_`.
+Its attributes' vocabulary is in `mdh_attrs` (element types, combine operators, boundary
+modes) and `mdh_config` (`#mdh.config`); the verification rules in `mdh_verify`.
+Semantics: see `mdh_ir.semantics.reference`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     ArrayAttr,
     DictionaryAttr,
-    Float32Type,
-    Float64Type,
-    IndexType,
-    IntegerAttr,
-    IntegerType,
     MemRefType,
     StringAttr,
     SymbolRefAttr,
@@ -38,189 +34,21 @@ from xdsl.ir import Attribute, Dialect, SSAValue
 from xdsl.ir.affine import AffineMap
 from xdsl.irdl import (
     IRDLOperation,
-    ParametrizedAttribute,
     VerificationContext,
-    irdl_attr_definition,
     irdl_op_definition,
     opt_prop_def,
     prop_def,
     var_operand_def,
     var_result_def,
 )
-from xdsl.parser import AttrParser, Parser
+from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import SymbolTable
 from xdsl.utils.exceptions import VerifyException
 
-
-BUILTIN_COMBINES = ("add", "mul", "max", "min", "and", "or", "xor")
-"""Names accepted in place of a combine function symbol (float max/min ignore NaN)."""
-
-INTEGER_ONLY_COMBINES = ("and", "or", "xor")
-
-BOUNDARY_MODES = ("none", "clamp", "zero", "wrap", "mirror")
-"""What a read outside an input buffer returns: `none` means it never happens."""
-
-SCALAR_TYPES = (Float32Type, Float64Type)
-SCALAR_INT_WIDTHS = (32, 64)
-
-
-def is_scalar_type(t: Attribute) -> bool:
-    """The element types MDH computations may use: f32, f64, i32, i64."""
-    if isinstance(t, SCALAR_TYPES):
-        return True
-    return isinstance(t, IntegerType) and t.width.data in SCALAR_INT_WIDTHS
-
-
-@dataclass(frozen=True)
-class Combine:
-    """One combine operator: `cc`, or `pw`/`ps` with a function (symbol or builtin name)."""
-
-    kind: str
-    func: str | None = None
-    builtin: bool = False
-
-    @staticmethod
-    def from_attr(attr: Attribute) -> Combine:
-        """Read `"cc"`, `"add"` (sugar for `["pw", "add"]`), `["pw", @f]`, `["ps", "max"]`."""
-        if isinstance(attr, StringAttr):
-            if attr.data == "cc":
-                return Combine("cc")
-            if attr.data in BUILTIN_COMBINES:
-                return Combine("pw", attr.data, True)
-            raise VerifyException(
-                f'unknown combine operator "{attr.data}" (expected "cc", a builtin '
-                f'{list(BUILTIN_COMBINES)}, ["pw", @f] or ["ps", @f])'
-            )
-        if isinstance(attr, ArrayAttr) and len(attr.data) == 2:
-            kind, func = attr.data
-            if isinstance(kind, StringAttr) and kind.data in ("pw", "ps"):
-                if isinstance(func, SymbolRefAttr) and not func.nested_references:
-                    return Combine(kind.data, func.root_reference.data)
-                if isinstance(func, StringAttr) and func.data in BUILTIN_COMBINES:
-                    return Combine(kind.data, func.data, True)
-                raise VerifyException(
-                    f"combine function must be a symbol (@f) or a builtin "
-                    f"{list(BUILTIN_COMBINES)}, got {func}"
-                )
-        raise VerifyException(
-            f'malformed combine operator {attr} (expected "cc", ["pw", @f] or ["ps", @f])'
-        )
-
-    def to_attr(self) -> Attribute:
-        if self.kind == "cc":
-            return StringAttr("cc")
-        func = StringAttr(self.func) if self.builtin else SymbolRefAttr(self.func)
-        return ArrayAttr([StringAttr(self.kind), func])
-
-    def __str__(self) -> str:
-        if self.kind == "cc":
-            return "cc"
-        return f"{self.kind}({self.func if self.builtin else '@' + self.func})"
-
-
-# ---------------------------------------------------------------------------------------
-# The tuning configuration attribute: a flat list of `key = value`, values being integers,
-# strings or nested lists. Its keys and rules live in `mdh_ir.config`.
-# ---------------------------------------------------------------------------------------
-
-ConfigValue = int | str | list["ConfigValue"]
-
-
-def _value_to_attr(value: ConfigValue) -> Attribute:
-    if isinstance(value, bool):
-        raise TypeError("configuration values are integers, strings or lists")
-    if isinstance(value, int):
-        return IntegerAttr(value, 64)
-    if isinstance(value, str):
-        return StringAttr(value)
-    return ArrayAttr([_value_to_attr(v) for v in value])
-
-
-def _attr_to_value(attr: Attribute) -> ConfigValue:
-    if isinstance(attr, IntegerAttr):
-        return attr.value.data
-    if isinstance(attr, StringAttr):
-        return attr.data
-    assert isinstance(attr, ArrayAttr)
-    return [_attr_to_value(a) for a in attr.data]
-
-
-@irdl_attr_definition
-class ConfigAttr(ParametrizedAttribute):
-    """`#mdh.config<num_wg = [4, 1], inp_mem = [["lcl", "glb"], ...], ...>`."""
-
-    name = "mdh.config"
-    entries: DictionaryAttr
-
-    @staticmethod
-    def from_values(values: dict[str, ConfigValue]) -> ConfigAttr:
-        return ConfigAttr(DictionaryAttr({k: _value_to_attr(v) for k, v in values.items()}))
-
-    @property
-    def values(self) -> dict[str, ConfigValue]:
-        return {k: _attr_to_value(v) for k, v in self.entries.data.items()}
-
-    @classmethod
-    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
-        def parse_value() -> Attribute:
-            if (i := parser.parse_optional_integer(allow_boolean=False)) is not None:
-                return IntegerAttr(i, 64)
-            if (s := parser.parse_optional_identifier_or_str_literal()) is not None:
-                return StringAttr(s)
-            items = parser.parse_optional_comma_separated_list(
-                parser.Delimiter.SQUARE, parse_value, " in configuration value"
-            )
-            if items is None:
-                parser.raise_error("#mdh.config: a value is an integer, a string or a list")
-            return ArrayAttr(items)
-
-        entries: dict[str, Attribute] = {}
-
-        def parse_entry() -> None:
-            pos = parser.pos
-            key = parser.parse_identifier(" for a configuration key")
-            if key in entries:
-                parser.raise_error(f"#mdh.config: key '{key}' is given twice", at_position=pos)
-            parser.parse_punctuation("=")
-            entries[key] = parse_value()
-
-        parser.parse_comma_separated_list(parser.Delimiter.ANGLE, parse_entry, " in #mdh.config")
-        return (DictionaryAttr(entries),)
-
-    def print_parameters(self, printer: Printer) -> None:
-        def print_value(attr: Attribute) -> None:
-            if isinstance(attr, IntegerAttr):
-                printer.print_string(str(attr.value.data))
-            elif isinstance(attr, StringAttr):
-                printer.print_string_literal(attr.data)
-            else:
-                assert isinstance(attr, ArrayAttr)
-                printer.print_string("[")
-                printer.print_list(attr.data, print_value)
-                printer.print_string("]")
-
-        printer.print_string("<")
-        for i, (key, value) in enumerate(self.entries.data.items()):
-            printer.print_string(f"{', ' if i else ''}{key} = ")
-            print_value(value)
-        printer.print_string(">")
-
-    def verify(self) -> None:
-        def check(attr: Attribute) -> None:
-            if isinstance(attr, ArrayAttr):
-                for a in attr.data:
-                    check(a)
-            elif not isinstance(attr, IntegerAttr | StringAttr):
-                raise VerifyException(f"#mdh.config: unsupported value {attr}")
-
-        for value in self.entries.data.values():
-            check(value)
-
-
-# ---------------------------------------------------------------------------------------
-# mdh.compute
-# ---------------------------------------------------------------------------------------
+from mdh_ir.dialects.mdh_attrs import Combine
+from mdh_ir.dialects.mdh_config import ConfigAttr
+from mdh_ir.dialects.mdh_verify import verify_compute
 
 VIEW_KEYS = ("inp_view", "md_hom", "out_view", "boundary")
 TYPE_KEYS = ("inp_types", "mda_size", "out_types", "config")
@@ -385,29 +213,19 @@ class ComputeOp(IRDLOperation):
     # --- verification ----------------------------------------------------------------
 
     def verify_(self) -> None:
-        from mdh_ir.dialects.mdh_verify import verify_compute
-
         verify_compute(self)
 
 
 def _print_entry(printer: Printer, key: str, value: Attribute) -> None:
     printer.print_string(f"{key} = ")
     if key == "mda_size":
-        printer.print_string("[" + ", ".join(str(_attr_to_value(a)) for a in value.data) + "]")  # type: ignore
+        printer.print_string("[" + ", ".join(str(a.value.data) for a in value.data) + "]")  # type: ignore
     else:
         printer.print_attribute(value)
 
 
 def make_view(maps: Sequence[Sequence[AffineMap]]) -> ArrayAttr:
     return ArrayAttr([ArrayAttr([AffineMapAttr(m) for m in accesses]) for accesses in maps])
-
-
-def index_args_allowed(func: FuncOp, num_scalars: int, rank: int) -> bool:
-    """A scalar function may take the point's indices as `rank` trailing index args."""
-    inputs = func.function_type.inputs.data
-    return len(inputs) == num_scalars + rank and all(
-        isinstance(t, IndexType) for t in inputs[num_scalars:]
-    )
 
 
 MDH = Dialect("mdh", [ComputeOp], [ConfigAttr])

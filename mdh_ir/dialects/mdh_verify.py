@@ -1,6 +1,8 @@
 """The verification rules of `mdh.compute` (DESIGN.md section 2).
 
 Every error names the op (`mdh.compute "name"`), the offending attribute and the reason.
+A configuration is checked for its structure only (`mdh_config.config_entries`); the
+rules it must satisfy on a device are the schedule model's (`mdh-check-config`).
 """
 
 from __future__ import annotations
@@ -16,23 +18,24 @@ from xdsl.dialects.builtin import (
     SymbolRefAttr,
 )
 from xdsl.dialects.func import CallOp
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, Operation
 from xdsl.utils.exceptions import VerifyException
 
 from mdh_ir.affine import dim_of, linear_results
-from mdh_ir.dialects.mdh import (
+from mdh_ir.dialects.mdh_attrs import (
     BOUNDARY_MODES,
     INTEGER_ONLY_COMBINES,
     Combine,
-    ComputeOp,
     index_args_allowed,
     is_scalar_type,
 )
+from mdh_ir.dialects.mdh_config import config_entries
 from mdh_ir.dialects.scalar_ops import function_problem
+from mdh_ir.errors import ConfigError
 
 
 class _Checker:
-    def __init__(self, op: ComputeOp):
+    def __init__(self, op: Operation):
         self.op = op
 
     def fail(self, attr: str, reason: str) -> None:
@@ -52,10 +55,8 @@ class _Checker:
         self.check_combine_funcs(combines)
         self.check_bodies(combines)
         if op.config is not None:
-            from mdh_ir.config import Config, ConfigError
-
             try:
-                Config.from_attr(op.config, op)
+                config_entries(op.config, op)
             except ConfigError as e:
                 self.fail("config", str(e))
 
@@ -278,5 +279,6 @@ class _Checker:
             names += [c.callee.root_reference.data for c in f.walk() if isinstance(c, CallOp)]  # type: ignore
 
 
-def verify_compute(op: ComputeOp) -> None:
+def verify_compute(op: Operation) -> None:
+    """Verify `op`, an `mdh.compute` (`mdh_ir.dialects.mdh.ComputeOp`, which calls this)."""
     _Checker(op).run()

@@ -45,7 +45,7 @@ from xdsl.ir.affine import AffineExpr
 
 from mdh_ir import builder
 from mdh_ir.builder import CombineSpec, Input, Output, Scalar, cc, compute_module
-from mdh_ir.config import Config
+from mdh_ir.schedule.config import Config
 from mdh_ir.semantics.reference import evaluate
 
 __all__ = [
@@ -341,8 +341,9 @@ class Computation:
         self._programs: dict[Any, Any] = {}
 
     def compile(self, device: Any = None, config: Config | None = None):
-        """The `mdh_ir.runtime.Program` (tuning database's best configuration if none)."""
-        from mdh_ir.runtime import compile_module
+        """The compiled module (`mdh_ir.driver.Compiled`; the tuning database's best
+        configuration if none is given)."""
+        from mdh_ir.driver import compile_module
 
         return compile_module(self.module, device, config)
 

@@ -29,7 +29,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from mdh_ir.constraints import ocl_sizes
+from mdh_ir.schedule.constraints import ocl_sizes
 from mdh_ir.dialects.lowlevel import (
     LOCAL_SIZE_ATTR,
     GroupIdOp,

@@ -2,7 +2,7 @@
 
 `mdh-tile` stores the op's properties (views, combine operators, sizes, configuration)
 on the work-group `par_for`, and `mdh-assign-asm` moves them to the kernel, so later
-passes can re-derive every static fact (`mdh_ir.tiling.TilePlan`) of the computation.
+passes can re-derive every static fact (`mdh_ir.schedule.tiling.TilePlan`) of the computation.
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from xdsl.dialects.builtin import DictionaryAttr, StringAttr
 from xdsl.ir import Attribute, Block, Operation
 
-from mdh_ir.config import Config
+from mdh_ir.schedule.config import Config
 from mdh_ir.dialects.mdh import ComputeOp
-from mdh_ir.tiling import TilePlan
+from mdh_ir.schedule.tiling import TilePlan
 
 COMPUTE_ATTR = "mdh.compute"
 

@@ -1,4 +1,4 @@
-"""`mdh-check-config`: refuse a configuration that breaks a rule of `mdh_ir.constraints`.
+"""`mdh-check-config`: refuse a configuration that breaks a rule of `mdh_ir.schedule.constraints`.
 
 Runs before anything is generated, so an invalid configuration never reaches an OpenCL
 compiler. Device limits are those of the device class's preset (`device=cpu|gpu`,
@@ -16,8 +16,8 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from mdh_ir.config import Config, ConfigError
-from mdh_ir.constraints import violations
+from mdh_ir.schedule.config import Config, ConfigError
+from mdh_ir.schedule.constraints import violations
 from mdh_ir.device import PRESETS
 from mdh_ir.dialects.mdh import ComputeOp
 from mdh_ir.errors import MDHError

@@ -64,9 +64,10 @@ from xdsl.rewriter import InsertPoint
 from xdsl.traits import SymbolTable
 from xdsl.utils.exceptions import VerifyException
 
-from mdh_ir.combine import RECOGNIZED as COMBINE_OPS
-from mdh_ir.combine import identity
-from mdh_ir.dialects.mdh import Combine, ComputeOp, is_scalar_type, make_view
+from mdh_ir.schedule.combine import RECOGNIZED as COMBINE_OPS
+from mdh_ir.schedule.combine import identity
+from mdh_ir.dialects.mdh import Combine, ComputeOp, make_view
+from mdh_ir.dialects.mdh_attrs import is_scalar_type
 from mdh_ir.errors import MDHError
 
 ASSOCIATIVE = "a single associative combine (add, mul, max, min, and, or, xor)"

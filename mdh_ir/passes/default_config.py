@@ -1,6 +1,6 @@
 """`mdh-default-config`: give every `mdh.compute` a complete tuning configuration.
 
-An op without `config` gets the default of `mdh_ir.default_config` for the device class
+An op without `config` gets the default of `mdh_ir.schedule.default_config` for the device class
 (`device=cpu` or `device=gpu`); an op with a partial `config` keeps the keys it has, and
 the missing ones are chosen to fit them (`complete_config`). Nothing is measured.
 
@@ -13,7 +13,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from mdh_ir.default_config import complete_config
+from mdh_ir.schedule.default_config import complete_config
 from mdh_ir.device import PRESETS
 from mdh_ir.dialects.mdh import ComputeOp
 from mdh_ir.errors import MDHError

@@ -70,6 +70,7 @@ from mdh_ir.dialects.lowlevel import (
     memory_space,
 )
 from mdh_ir.passes.emit import Emitter, Value, constant_value, i1
+from mdh_ir.schedule.tiling import FULL_UNROLL
 
 
 def expand_tile_for(loop: TileForOp) -> None:
@@ -108,7 +109,6 @@ def expand_tile_for(loop: TileForOp) -> None:
     loop.erase()
 
 
-FULL_UNROLL = 64
 UNROLLED_PRODUCT = 512
 COPY_UNROLL = 4
 """Turns of a cooperative copy unrolled (H100, GEMM 4096^3, 128 x 128 tiles: with k

@@ -1,8 +1,8 @@
 """`mdh-place-combine`: spell out the re-composition (DESIGN.md section 5.5).
 
-Replaces each `lowlevel.accumulate` with explicit code, following `mdh_ir.tiling`:
+Replaces each `lowlevel.accumulate` with explicit code, following `mdh_ir.schedule.tiling`:
 
-- a point of the padding of a padded private-tile loop (`mdh_ir.tiling`) is discarded:
+- a point of the padding of a padded private-tile loop (`mdh_ir.schedule.tiling`) is discarded:
   its results are not stored, and not combined into an accumulator (a select keeps the
   old value);
 - without `pw` dimensions, each point's results are stored to the outputs;
@@ -56,7 +56,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import SymbolTable
 
-from mdh_ir.combine import builtin_meaning, identity, meaning
+from mdh_ir.schedule.combine import builtin_meaning, identity, meaning
 from mdh_ir.dialects.lowlevel import (
     LCL,
     LOCAL_SIZE_ATTR,
@@ -79,7 +79,7 @@ from mdh_ir.passes.assign_asm import tile_chain
 from mdh_ir.passes.carried import COMPUTE_ATTR, carried
 from mdh_ir.passes.emit import Emitter, Value, constant_value, i1
 from mdh_ir.passes.scan import ScanKernels
-from mdh_ir.tiling import Loop, TilePlan
+from mdh_ir.schedule.tiling import Loop, TilePlan
 
 _FLOAT_OPS = {"add": arith.AddfOp, "mul": arith.MulfOp, "max": arith.MaxnumfOp, "min": arith.MinnumfOp}
 _INT_OPS = {
@@ -189,7 +189,7 @@ class Placement:
 
     def valid(self, e: Emitter, point: Sequence[SSAValue], dims: Sequence[int]) -> SSAValue | None:
         """Whether `point` lies inside its local tiles along `dims`: false only for a
-        point of the padding of a padded private-tile loop (`mdh_ir.tiling`); None
+        point of the padding of a padded private-tile loop (`mdh_ir.schedule.tiling`); None
         where no loop of `dims` is padded."""
         conds = []
         for d in dims:

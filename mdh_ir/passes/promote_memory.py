@@ -1,7 +1,7 @@
 """`mdh-promote-memory`: cache input tiles in local and private memory (DESIGN.md 5.4).
 
 For each input buffer b with `inp_mem[0][b] == "lcl"`, every local tile copies the box
-of b it reads (`mdh_ir.tiling.TilePlan.box`) into a local-memory buffer, cooperatively
+of b it reads (`mdh_ir.schedule.tiling.TilePlan.box`) into a local-memory buffer, cooperatively
 (work-item i of the work-group copies every i-th element), between barriers (none
 when a work-group has one work-item):
 
@@ -19,7 +19,7 @@ local buffer of two or more axes has `lcl_pad` more elements in each row (innerm
 axis) than its box, so that work-items writing a column hit different banks (the copy's
 extents stay the box's).
 Reads (`view_load`) are redirected to the innermost copy, at `map(point) - origin`.
-Where a private-tile loop is padded (`mdh_ir.tiling`), reads get `limits`: a point of
+Where a private-tile loop is padded (`mdh_ir.schedule.tiling`), reads get `limits`: a point of
 the padding reads at the dimension's last coordinate from global memory, at the local
 tile's last from a local copy (where the padding reaches beyond it).
 A local copy whose innermost box extent is a multiple of 4 and whose layout keeps that
@@ -56,7 +56,7 @@ from mdh_ir.dialects.lowlevel import (
 from mdh_ir.passes.assign_asm import tile_chain
 from mdh_ir.passes.carried import carried
 from mdh_ir.passes.emit import Emitter
-from mdh_ir.tiling import Box, TilePlan
+from mdh_ir.schedule.tiling import Box, TilePlan
 
 
 COPY_LANES = 4

@@ -50,7 +50,7 @@ from mdh_ir.dialects.lowlevel import (
 )
 from mdh_ir.passes.carried import COMPUTE_ATTR
 from mdh_ir.passes.emit import Emitter, i1
-from mdh_ir.tiling import ScanShape, TilePlan
+from mdh_ir.schedule.tiling import ScanShape, TilePlan
 
 SUBCHAINS = 8
 """Pieces of a work-item's elements reduced side by side, where it has at least

@@ -1,7 +1,7 @@
 """`mdh-tile`: de-compose each `mdh.compute` into tile loops (DESIGN.md section 5.2).
 
 The op is replaced by output buffers (`memref.alloc`) and one loop nest that follows the
-MDH de-composition of `mdh_ir.tiling` for the op's configuration:
+MDH de-composition of `mdh_ir.schedule.tiling` for the op's configuration:
 
     lowlevel.par_for "wg" [num_wg...] (inputs, outputs)     work-groups
       lowlevel.tile_for "lt" dim d ...                     local tiles, per dimension
@@ -12,7 +12,7 @@ MDH de-composition of `mdh_ir.tiling` for the op's configuration:
               func.call @scalar_func
               lowlevel.accumulate ...                      re-composition, still abstract
 
-A private-tile loop whose tiles can be partial is `padded` (`mdh_ir.tiling`): its trip
+A private-tile loop whose tiles can be partial is `padded` (`mdh_ir.schedule.tiling`): its trip
 counts are constants, and the points beyond its local tile are discarded by
 `mdh-place-combine` (reads stay inside memory: `mdh-promote-memory`).
 Loops are in dimension order (`mdh-assign-asm` applies `loop_order`), every read goes
@@ -30,13 +30,13 @@ from xdsl.ir import Block, Region
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
-from mdh_ir.config import Config, ConfigError
+from mdh_ir.schedule.config import Config, ConfigError
 from mdh_ir.dialects.lowlevel import AccumulateOp, ParForOp, TileForOp, ViewLoadOp
 from mdh_ir.dialects.mdh import ComputeOp
 from mdh_ir.errors import MDHError
 from mdh_ir.passes.carried import carry
 from mdh_ir.passes.emit import Emitter, index
-from mdh_ir.tiling import TilePlan
+from mdh_ir.schedule.tiling import TilePlan
 
 
 def tile_compute(op: ComputeOp) -> None:

@@ -22,7 +22,8 @@ from xdsl.parser import Parser
 from xdsl.utils.exceptions import VerifyException
 
 from mdh_ir.dialects.mdh import ComputeOp, ConfigAttr
-from mdh_ir.runtime import BuildError, compile_module
+from mdh_ir.driver import compile_module
+from mdh_ir.runtime import BuildError
 from mdh_ir.semantics.compare import compare
 from mdh_ir.errors import MDHError
 from mdh_ir.semantics.reference import random_inputs

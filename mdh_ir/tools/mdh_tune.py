@@ -6,7 +6,7 @@
 
 Every evaluation is stored in the tuning database (`--db`, default `$MDH_TUNING_DB` or
 `~/.cache/mdh_ir/tuning.sqlite`): a killed run resumes where it stopped, and a later run
-or `mdh_ir.runtime.compile_module` reuses the best configuration found. `-o` writes the
+or `mdh_ir.driver.compile_module` reuses the best configuration found. `-o` writes the
 IR with the best configuration in the op's `config`, so `mdh-opt --lower-to-opencl` and
 `mdh-run` reproduce the tuned program (a configuration the input already has must be
 valid: it is checked like mdh-run checks it, then replaced). An input that no
@@ -23,15 +23,15 @@ import argparse
 import sys
 from pathlib import Path
 
-from mdh_ir.constraints import input_violations, violations
-from mdh_ir.default_config import complete_config
+from mdh_ir.schedule.constraints import input_violations, violations
+from mdh_ir.database.store import Database, default_path
+from mdh_ir.schedule.default_config import complete_config
 from mdh_ir.dialects.mdh import ComputeOp
 from mdh_ir.errors import MDHError
 from mdh_ir.runtime import device_info
 from mdh_ir.tools.context import make_context
 from mdh_ir.tools.diagnostics import diagnose, load_module, the_compute
 from mdh_ir.tools.mdh_run import format_seconds
-from mdh_ir.tuning.database import Database, default_path
 from mdh_ir.tuning.search import TECHNIQUES
 from mdh_ir.tuning.tuner import Budget, Progress, Tuner, parse_config
 

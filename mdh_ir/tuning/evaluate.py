@@ -38,8 +38,8 @@ from typing import Any
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
-from mdh_ir.config import Config
-from mdh_ir.tuning.database import OK, Evaluation
+from mdh_ir.schedule.config import Config
+from mdh_ir.database.store import OK, Evaluation
 
 READY_TIMEOUT = 600.0
 CUTOFF = 3.0
@@ -49,8 +49,9 @@ FLUSH_BYTES = 256 << 20
 
 def _serve(conn: Connection) -> None:
     """Worker loop: receive the computation, then configurations; send results back."""
+    from mdh_ir.driver import compile_module
     from mdh_ir.errors import MDHError
-    from mdh_ir.runtime import BuildError, compile_module
+    from mdh_ir.runtime import BuildError
     from mdh_ir.semantics.compare import compare
     from mdh_ir.tools.context import make_context
     from mdh_ir.tools.diagnostics import load_module
@@ -91,7 +92,7 @@ def _serve(conn: Connection) -> None:
 
 def _interleaved(module, device, inputs, repeats: int, configs: list[dict], rounds: int) -> list[float]:
     """Median kernel time of each configuration, timed in turns."""
-    from mdh_ir.runtime import compile_module
+    from mdh_ir.driver import compile_module
 
     programs = [compile_module(module, device, Config(**values)) for values in configs]
     resident = [program.upload(inputs) for program in programs]

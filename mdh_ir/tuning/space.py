@@ -2,7 +2,7 @@
 
 `sample_config(op, device, trial)` draws every parameter of DESIGN.md section 4 in
 dependency order, each from a range that the earlier choices and the constraints of
-`mdh_ir.constraints` leave open: lt_size <= N, pt_size <= lt_size, num_wi <=
+`mdh_ir.schedule.constraints` leave open: lt_size <= N, pt_size <= lt_size, num_wi <=
 ceil(lt_size/pt_size) within the work-group budget, num_wg <= ceil(N/lt_size), caches
 only for buffers whose accesses share one box, `wi-combine` choices only when allowed.
 The rules that depend on several choices at once (local and private memory) are checked
@@ -31,11 +31,12 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from mdh_ir.config import WG_COMBINES, Config
-from mdh_ir.constraints import violations
+from mdh_ir.schedule.config import Config
+from mdh_ir.schedule.constraints import violations
 from mdh_ir.device import DeviceInfo
 from mdh_ir.dialects.mdh import ComputeOp
-from mdh_ir.tiling import TilePlan, ceildiv
+from mdh_ir.dialects.mdh_config import WG_COMBINES
+from mdh_ir.schedule.tiling import TilePlan, ceildiv
 
 LCL_PADS = [0, 1, 4, 8]
 """`lcl_pad` choices: one element shifts each row to the next bank; 4 and 8 keep rows

@@ -32,16 +32,13 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.parser import Parser
 
-from mdh_ir.config import Config
-from mdh_ir.default_config import default_config
-from mdh_ir.device import DeviceInfo
+from mdh_ir.schedule.config import Config
+from mdh_ir.database.store import Database, Evaluation, best_config, parse_config
+from mdh_ir.schedule.default_config import default_config
 from mdh_ir.runtime import device_info
 from mdh_ir.semantics.compare import reference_outputs
 from mdh_ir.semantics.reference import find_compute, random_inputs
-from mdh_ir.tools.context import make_context
-from mdh_ir.tuning.database import Database, Evaluation, computation_key
 from mdh_ir.tuning.evaluate import Evaluator
 from mdh_ir.tuning.search import make_technique
 from mdh_ir.tuning.space import Infeasible, config_params, sample_config
@@ -231,15 +228,3 @@ class Tuner:
         progress.best = self.db.best(self.key, self.info.key)
         progress.history.append((progress.evaluations, progress.elapsed, progress.best.seconds))  # type: ignore
         self.on_progress(progress)
-
-
-def best_config(db: Database, op, info: DeviceInfo) -> Config | None:
-    """The fastest correct configuration known for `op` on the device, if any."""
-    best = db.best(computation_key(op), info.key)
-    return None if best is None else parse_config(best.config, op)
-
-
-def parse_config(text: str, op) -> Config:
-    """The configuration of `op` stored as text (`#mdh.config<...>`)."""
-    attr = Parser(make_context(), text).parse_attribute()
-    return Config(**Config.from_attr(attr, op))  # type: ignore[arg-type]

@@ -34,11 +34,11 @@ from math import prod
 from xdsl.dialects.builtin import Float64Type, IntegerType
 
 from mdh_ir.affine import dim_of, linear_results
-from mdh_ir.combine import meaning
-from mdh_ir.config import Config
+from mdh_ir.schedule.combine import meaning
+from mdh_ir.schedule.config import Config
 from mdh_ir.device import DeviceInfo
 from mdh_ir.dialects.mdh import ComputeOp
-from mdh_ir.tiling import TilePlan, ceildiv
+from mdh_ir.schedule.tiling import TilePlan, ceildiv
 
 INDEX_LIMIT = 2**31
 

@@ -61,12 +61,11 @@ from __future__ import annotations
 from math import prod
 
 from mdh_ir.affine import dim_of, linear_results
-from mdh_ir.config import Config
-from mdh_ir.constraints import vector_problem, violations
+from mdh_ir.schedule.config import Config
+from mdh_ir.schedule.constraints import vector_problem, violations
 from mdh_ir.device import DeviceInfo
 from mdh_ir.dialects.mdh import ComputeOp
-from mdh_ir.passes.expand import FULL_UNROLL
-from mdh_ir.tiling import TilePlan, ceildiv
+from mdh_ir.schedule.tiling import FULL_UNROLL, TilePlan, ceildiv
 
 CPU_LANES = (16, 8, 4)
 """Vector widths the CPU default tries, widest first."""

@@ -32,12 +32,16 @@ from math import prod
 from xdsl.ir import Operation
 
 from mdh_ir.affine import Linear, linear_results
-from mdh_ir.combine import meaning
-from mdh_ir.config import Config
+from mdh_ir.schedule.combine import meaning
+from mdh_ir.schedule.config import Config
 from mdh_ir.dialects.mdh import Combine, ComputeOp
 
 Loop = tuple[str, int]
 """A loop of the work-item's nest: (layer, dimension)."""
+
+FULL_UNROLL = 64
+"""The longest constant loop touching private arrays that `lowlevel-expand` unrolls fully
+(so the arrays stay in registers); the defaults plan vector pieces within it."""
 
 
 def ceildiv(a: int, b: int) -> int:

@@ -1,0 +1,209 @@
+"""The tuning database: every evaluation of every configuration, in SQLite.
+
+An evaluation is keyed by the computation (`computation_key`: a hash of the canonical
+IR of the op and the functions it calls, without its configuration; sizes are part of
+the op), the device (`DeviceInfo.key`: platform, device name, driver version) and the
+configuration (its `#mdh.config` text). Each evaluation is written in its own
+transaction, so a process killed mid-write leaves the database consistent; several
+processes may share one file (WAL journal, busy timeout, insert-or-ignore on the key).
+A time measured in turns with the default when tuning ends is marked `confirmed`; the
+best configuration is the fastest confirmed one (a single flattering time of a
+candidate never timed again does not outrank it), else the fastest of all.
+
+The default file is `$MDH_TUNING_DB`, else `~/.cache/mdh_ir/tuning.sqlite`. The tuner
+writes it (`mdh_ir.tuning`); the compile driver reads its best configurations
+(`best_config`, `mdh_ir.driver.choose`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import time
+from dataclasses import dataclass, field
+from io import StringIO
+from pathlib import Path
+
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Block, Region
+from xdsl.parser import Parser
+from xdsl.printer import Printer
+from xdsl.traits import SymbolTable
+
+from mdh_ir.schedule.config import Config
+from mdh_ir.device import DeviceInfo
+from mdh_ir.dialects.mdh import MDH, ComputeOp
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS computations (key TEXT PRIMARY KEY, ir TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS evaluations (
+    id INTEGER PRIMARY KEY,
+    computation TEXT NOT NULL,
+    device TEXT NOT NULL,
+    config TEXT NOT NULL,
+    status TEXT NOT NULL,
+    seconds REAL,
+    times TEXT NOT NULL,
+    message TEXT NOT NULL,
+    cost REAL NOT NULL,
+    technique TEXT NOT NULL,
+    created REAL NOT NULL,
+    confirmed INTEGER NOT NULL DEFAULT 0,
+    UNIQUE (computation, device, config)
+);
+CREATE INDEX IF NOT EXISTS best ON evaluations (computation, device, status, seconds);
+"""
+
+OK = "ok"
+"""Status of a correct, timed evaluation; every other status is a failure:
+`wrong` (result differs from the reference), `build` (OpenCL build error), `rule`
+(refused by a constraint), `timeout`, `slow` (stopped: its runs took longer than a
+candidate `evaluate.CUTOFF` times slower than the best could), `crash` (the evaluating
+process died), `error`."""
+
+
+def default_path() -> Path:
+    env = os.environ.get("MDH_TUNING_DB")
+    return Path(env) if env else Path.home() / ".cache" / "mdh_ir" / "tuning.sqlite"
+
+
+def canonical_ir(op: ComputeOp) -> str:
+    """The op (without configuration) and the functions it calls, printed generically."""
+    names = [op.scalar_func] + [c.func for c in op.combines if c.func and not c.builtin]
+    funcs = []
+    for name in dict.fromkeys(names):
+        f = SymbolTable.lookup_symbol(op, name)
+        assert isinstance(f, func.FuncOp)
+        funcs.append(f.clone())
+    block = Block(arg_types=op.inputs.types)
+    props = {k: v for k, v in op.properties.items() if k not in ("comp_name", "config")}
+    clone = ComputeOp(op.comp_name.data, block.args, props, op.outputs.types)
+    block.add_ops([clone, func.ReturnOp(*clone.results)])
+    host = func.FuncOp("computation", (op.inputs.types, op.outputs.types), Region(block))
+    out = StringIO()
+    Printer(out, print_generic_format=True).print_op(ModuleOp([*funcs, host]))
+    return out.getvalue()
+
+
+def computation_key(op: ComputeOp) -> str:
+    return hashlib.sha256(canonical_ir(op).encode()).hexdigest()[:24]
+
+
+_COLUMNS = "config, status, seconds, times, message, cost, technique, confirmed"
+"""The columns of an `Evaluation`, in its fields' order."""
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    config: str
+    status: str
+    seconds: float | None
+    times: list[float] = field(default_factory=list)
+    message: str = ""
+    cost: float = 0.0
+    """Wall seconds the evaluation took (build, check and timing)."""
+    technique: str = ""
+    confirmed: bool = False
+    """Its time was measured in turns with the default (`Database.confirm`)."""
+
+    @property
+    def ok(self) -> bool:
+        return self.status == OK
+
+
+class Database:
+    def __init__(self, path: Path | str = ":memory:"):
+        if str(path) != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+        self.conn = sqlite3.connect(str(path), timeout=60, isolation_level=None)
+        self.conn.execute("PRAGMA busy_timeout = 60000")
+        if str(path) != ":memory:":
+            self.conn.execute("PRAGMA journal_mode = WAL")
+        self.conn.executescript(SCHEMA)
+        columns = [row[1] for row in self.conn.execute("PRAGMA table_info(evaluations)")]
+        if "confirmed" not in columns:  # a database written before the column existed
+            self.conn.execute(
+                "ALTER TABLE evaluations ADD COLUMN confirmed INTEGER NOT NULL DEFAULT 0"
+            )
+
+    def add_computation(self, op: ComputeOp) -> str:
+        key = computation_key(op)
+        with self.conn:
+            self.conn.execute(
+                "INSERT OR IGNORE INTO computations VALUES (?, ?)", (key, canonical_ir(op))
+            )
+        return key
+
+    def lookup(self, computation: str, device: str, config: str) -> Evaluation | None:
+        row = self.conn.execute(
+            f"SELECT {_COLUMNS} FROM evaluations"
+            " WHERE computation = ? AND device = ? AND config = ?",
+            (computation, device, config),
+        ).fetchone()
+        return _evaluation(row) if row else None
+
+    def record(self, computation: str, device: str, e: Evaluation) -> None:
+        with self.conn:
+            self.conn.execute(
+                "INSERT OR IGNORE INTO evaluations (computation, device, config, status,"
+                " seconds, times, message, cost, technique, created)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (computation, device, e.config, e.status, e.seconds, json.dumps(e.times),
+                 e.message, e.cost, e.technique, time.time()),
+            )  # fmt: skip
+
+    def confirm(self, computation: str, device: str, config: str, seconds: float) -> None:
+        """Replace a stored time by one measured in turns with the default."""
+        with self.conn:
+            self.conn.execute(
+                "UPDATE evaluations SET seconds = ?, confirmed = 1"
+                " WHERE computation = ? AND device = ? AND config = ?",
+                (seconds, computation, device, config),
+            )
+
+    def best(self, computation: str, device: str) -> Evaluation | None:
+        """The fastest confirmed correct evaluation, else the fastest correct one."""
+        row = self.conn.execute(
+            f"SELECT {_COLUMNS} FROM evaluations"
+            " WHERE computation = ? AND device = ? AND status = ?"
+            " ORDER BY confirmed DESC, seconds, id LIMIT 1",
+            (computation, device, OK),
+        ).fetchone()
+        return _evaluation(row) if row else None
+
+    def tuned(self) -> list[tuple[str, str]]:
+        """Every (computation, device) with an evaluation."""
+        return self.conn.execute(
+            "SELECT DISTINCT computation, device FROM evaluations ORDER BY computation, device"
+        ).fetchall()
+
+    def evaluations(self, computation: str, device: str) -> list[Evaluation]:
+        rows = self.conn.execute(
+            f"SELECT {_COLUMNS} FROM evaluations"
+            " WHERE computation = ? AND device = ? ORDER BY id",
+            (computation, device),
+        ).fetchall()
+        return [_evaluation(r) for r in rows]
+
+
+def _evaluation(row) -> Evaluation:
+    config, status, seconds, times, message, cost, technique, confirmed = row
+    return Evaluation(config, status, seconds, json.loads(times), message, cost, technique, bool(confirmed))
+
+
+def best_config(db: Database, op: ComputeOp, info: DeviceInfo) -> Config | None:
+    """The fastest correct configuration known for `op` on the device, if any."""
+    best = db.best(computation_key(op), info.key)
+    return None if best is None else parse_config(best.config, op)
+
+
+def parse_config(text: str, op: ComputeOp) -> Config:
+    """The configuration of `op` stored as text (`#mdh.config<...>`)."""
+    ctx = Context()
+    ctx.load_dialect(MDH)
+    attr = Parser(ctx, text).parse_attribute()
+    return Config(**Config.from_attr(attr, op))  # type: ignore[arg-type]

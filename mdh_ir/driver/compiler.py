@@ -1,0 +1,137 @@
+"""The compile driver: a module of one or several `mdh.compute` ops -> the configuration
+of each (`choose`) -> the lowering passes -> OpenCL source -> a runtime program.
+
+    compiled = compile_module(module, device="cpu")     # choose, lower, check, build once
+    (w,) = compiled(M, v)                                # numpy in, numpy out
+    outputs, seconds = compiled.run([M, v], repeats=20)  # times (`mdh_ir.runtime`)
+    compiled.module, compiled.lowered, compiled.source   # every level, `compiled.asm`
+    compiled.choices                                     # each op's configuration, origin
+
+Each op's configuration is checked against the device's model (`device_info`) before
+anything is built: a broken rule raises `MDHError` naming it. The ops of one function
+run as one program, their kernels launched in the order of the ops.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+
+from mdh_ir.schedule.config import Config
+from mdh_ir.schedule.constraints import violations
+from mdh_ir.database.store import Database
+from mdh_ir.device import DeviceInfo
+from mdh_ir.dialects.mdh import ComputeOp
+from mdh_ir.driver.choose import Choice, choose_config
+from mdh_ir.emit_opencl import opencl_source
+from mdh_ir.errors import MDHError
+from mdh_ir.passes.lower_to_opencl import lowering
+from mdh_ir.runtime.devices import device_info, select_device
+from mdh_ir.runtime.program import Program
+
+Configs = Config | Sequence[Config | None] | None
+"""A configuration for a module of one op, or one (or None) per op, in module order."""
+
+
+def compute_ops(module: ModuleOp) -> list[ComputeOp]:
+    return [op for op in module.walk() if isinstance(op, ComputeOp)]
+
+
+def configure(
+    module: ModuleOp, info: DeviceInfo, configs: Configs = None, database: Database | None = None
+) -> tuple[ModuleOp, list[Choice]]:
+    """A copy of `module` whose every op carries its configuration, chosen and completed
+    for `info` (`choose_config`) and checked against it, and the choices."""
+    configured = module.clone()
+    ops = compute_ops(configured)
+    if not ops:
+        raise ValueError("the module holds no mdh.compute")
+    given = list(configs) if isinstance(configs, Sequence) else [configs] * len(ops)
+    if len(given) != len(ops):
+        raise ValueError(f"{len(given)} configurations for {len(ops)} mdh.compute ops")
+    choices = []
+    for op, config in zip(ops, given):
+        choice = choose_config(op, info, config, database)
+        found = violations(op, choice.config, info)
+        if found:
+            raise MDHError(f'mdh.compute "{op.comp_name.data}": {found[0]}', op)
+        choices.append(choice)
+    return configured, choices
+
+
+def lower_configured(configured: ModuleOp, info: DeviceInfo) -> ModuleOp:
+    """A lowered copy of a configured module (`configure`), verified as `mdh-opt
+    --lower-to-opencl` verifies it."""
+    lowered = configured.clone()
+    ctx = Context()
+    for p in lowering(info.kind):
+        p.apply(ctx, lowered)
+    lowered.verify()
+    return lowered
+
+
+def lower(module: ModuleOp, info: DeviceInfo, config: Configs = None) -> ModuleOp:
+    """A lowered copy of `module`, configured for `info` (`configure`)."""
+    return lower_configured(configure(module, info, config)[0], info)
+
+
+class Compiled:
+    """A module compiled for one device, every level kept: `module` (the `mdh` module,
+    every op carrying its configuration), `choices` (each op's configuration and its
+    origin), `lowered` (the low-level IR), `source` (the OpenCL program) and `program`
+    (the runtime's, built)."""
+
+    def __init__(
+        self, module: ModuleOp, device=None, configs: Configs = None, database: Database | None = None
+    ):
+        self.device = device if device is not None and not isinstance(device, str) else select_device(device)
+        self.info = device_info(self.device)
+        self.module, self.choices = configure(module, self.info, configs, database)
+        self.lowered = lower_configured(self.module, self.info)
+        self.source = opencl_source(self.lowered)
+        self.program = Program(self.lowered, self.source, self.device)
+
+    @property
+    def ops(self) -> list[ComputeOp]:
+        return compute_ops(self.module)
+
+    @property
+    def op(self) -> ComputeOp:
+        """The op of a module of one."""
+        (op,) = self.ops
+        return op
+
+    @property
+    def config(self) -> Config:
+        """The configuration of a module of one op."""
+        (choice,) = self.choices
+        return choice.config
+
+    @property
+    def asm(self) -> dict[str, str]:
+        """Each level as text: `mdh`, `lowlevel`, `opencl`."""
+        return {"mdh": str(self.module), "lowlevel": str(self.lowered), "opencl": self.source}
+
+    def kernel_names(self) -> list[str]:
+        return self.program.kernel_names()
+
+    def __call__(self, *inputs: np.ndarray) -> list[np.ndarray]:
+        return self.program(*inputs)
+
+    def upload(self, inputs: list[np.ndarray]) -> list:
+        return self.program.upload(inputs)
+
+    def run(self, inputs: list, repeats: int = 1, flush_bytes: int = 0) -> tuple[list[np.ndarray], list[float]]:
+        """`Program.run` of the runtime: outputs and, per repeat, seconds."""
+        return self.program.run(inputs, repeats, flush_bytes)
+
+
+def compile_module(
+    module: ModuleOp, device=None, config: Configs = None, database: Database | None = None
+) -> Compiled:
+    """`module` compiled for `device` (a pyopencl device or a `select_device` spec);
+    `database`: the tuning database to consult (by default `$MDH_TUNING_DB`'s file)."""
+    return Compiled(module, device, config, database)
