@@ -520,7 +520,8 @@ func.func @matmul_glb(%A: memref<10x16xf32>, %B: memref<16x20xf32>) -> memref<10
 // _scan0: the same scan of each staged chunk, the prefix of the work-items before and the
 // carry of the chunks before (the scanned total at chunk - 1) combined in front of each
 // work-item's first element, then its elements scanned in private memory and stored in
-// the staged chunk, which after a barrier is stored as it was read (consecutive
+// the staged chunk, which after a barrier (fencing global memory too: the copy in read
+// the line's last element clamped) is stored as it was read (consecutive
 // work-items, consecutive elements).
 // CHECK-LABEL: lowlevel.kernel @prefix_sum_0_scan0(
 // CHECK-SAME:    [[Y:%[0-9]+]]: memref<100xf32>, [[T:%[0-9]+]]: memref<1x4xf32>)
@@ -540,7 +541,7 @@ func.func @matmul_glb(%A: memref<10x16xf32>, %B: memref<16x20xf32>) -> memref<10
 // CHECK:           scf.for
 // CHECK:             func.call @add(
 // CHECK:             memref.store %{{[0-9]+}}, [[STAGED]]
-// CHECK:         lowlevel.barrier
+// CHECK:         lowlevel.barrier global
 // CHECK-COUNT-5: memref.store %{{[0-9]+}}, [[Y]]
 // CHECK-NEXT:  }
 // CHECK-LABEL: func.func @prefix_sum(

@@ -142,9 +142,11 @@ class ChunkScan:
     def stage_out(self) -> None:
         """Store the staged chunk's scanned elements, consecutive work-items storing
         consecutive elements, those past the line's end and of lines past the last
-        excepted."""
+        excepted. The barrier before also fences global memory: a work-item may have read
+        (clamped to the line's end, or of the last line for a row past it) an element
+        another one stores here."""
         e, s = self.body, self.shape
-        e.op(BarrierOp())
+        e.op(BarrierOp(global_memory=True))
         for off, pos in self.striped(e):
             inside = e.and_(self.live, e.cmp("slt", pos, s.length)) if s.length % s.chunk else self.live
             store = e.if_(inside)
