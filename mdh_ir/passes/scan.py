@@ -17,16 +17,16 @@ the chunk in local memory (`ScanShape.staged`): consecutive work-items copy cons
 elements in and, in 3., the scanned chunk back out, so global memory is accessed as a
 copy is, whatever `per_item` (H100, prefix_sum 2^24, 256 work-items of 4 elements a
 chunk: 0.182 -> 0.169 ms; 512 of 8, 0.263 -> 0.140). A work-item reduces its elements
-privately; with several work-items a line, their totals meet in local memory in an inclusive (Hillis-Steele) scan of log2(items)
-levels, each level read, barrier, write, barrier; work-item w's prefix is then the
-scan's entry w - 1. Every combine takes existing values in order (earlier elements on the
-left), so a function without identity, commutativity or inverse scans exactly; work-items
-past the line's end compute on defined (clamped) values that nothing uses. The shape
-comes from the configuration of d: a chunk is its local tile (`lt_size`), shared by the
-local tile's work-items (`num_wi`); lines take the work-items of the other kept
-dimensions (so the tuner's search over those parameters also shapes the scan).
-Traffic for a line of N elements in K chunks: 1. reads N, 2. reads and writes K,
-3. reads and writes N.
+privately; with several work-items a line, their totals meet in local memory in an
+inclusive (Hillis-Steele) scan of log2(items) levels, each level read, barrier, write,
+barrier; work-item w's prefix is then the scan's entry w - 1. Every combine takes
+existing values in order (earlier elements on the left), so a function without identity,
+commutativity or inverse scans exactly; work-items past the line's end compute on
+defined (clamped) values that nothing uses. The shape comes from the configuration of d:
+a chunk is its local tile (`lt_size`), shared by the local tile's work-items (`num_wi`);
+lines take the work-items of the other kept dimensions (so the tuner's search over those
+parameters also shapes the scan). Traffic for a line of N elements in K chunks: 1. reads
+N, 2. reads and writes K, 3. reads and writes N.
 """
 
 from __future__ import annotations
