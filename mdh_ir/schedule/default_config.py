@@ -364,7 +364,7 @@ def _side_and_split(op: ComputeOp, device: DeviceInfo, pair: list[int], pw: list
     sizes, kept = op.sizes, _kinds(op)[0]
 
     def groups(side: int) -> int:
-        tiles = {e: t for side_tiles in _side_tiles(op, pair, side).values() for e, t in side_tiles.items()}
+        tiles = _merged(_side_tiles(op, pair, side))
         return prod(ceildiv(sizes[d], tiles.get(d, 1)) for d in kept)
 
     wave = 2 * device.compute_units
@@ -398,13 +398,13 @@ def _gpu_register_tiles(
     vector accesses)."""
     sizes, rank = op.sizes, op.rank
     num_wi, pt = [1] * rank, [1] * rank
-    tiles = _side_tiles(op, pair, side, extend)
+    sides = _side_tiles(op, pair, side, extend)
     for d in pair:
-        num_wi[d], pt[d] = max(1, min(16, tiles[d][d] // 2)), min(2, tiles[d][d])
-        wanted = min(16, prod(tiles[d].values()) // 2)
-        for e, tile in list(tiles[d].items())[1:]:
-            num_wi[e] = max(1, min(tile, wanted // prod(num_wi[x] for x in tiles[d])))
-    tiles = {e: tile for side_tiles in tiles.values() for e, tile in side_tiles.items()}
+        num_wi[d], pt[d] = max(1, min(16, sides[d][d] // 2)), min(2, sides[d][d])
+        wanted = min(16, prod(sides[d].values()) // 2)
+        for e, tile in list(sides[d].items())[1:]:
+            num_wi[e] = max(1, min(tile, wanted // prod(num_wi[x] for x in sides[d])))
+    tiles = _merged(sides)
     cfg = _assemble(op, device, num_wi, pt, tuple(pw + [d for d in range(rank) if d not in pw]))
     lt, num_wg = list(cfg.lt_size), list(cfg.num_wg)
     for d, tile in tiles.items():
@@ -446,6 +446,11 @@ def _side_tiles(op: ComputeOp, pair: list[int], side: int, extend: bool = True) 
                 tiles[d][e] = min(sizes[e], room)
                 room //= tiles[d][e]
     return tiles
+
+
+def _merged(sides: dict[int, dict[int, int]]) -> dict[int, int]:
+    """The local tile sizes of both sides of `_side_tiles`, by dimension."""
+    return {d: tile for side in sides.values() for d, tile in side.items()}
 
 
 def _gpu_output_tiles(op: ComputeOp, device: DeviceInfo, pair: list[int], pw: list[int]) -> Config:
