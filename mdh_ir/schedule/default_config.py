@@ -7,36 +7,40 @@
   memory, and pw dimensions are also split across work-groups until the device is busy.
 - GPU: 256 work-items per work-group, pt_size 1; computations whose register tiles pay
   (`_register_tiles_pay`: matrix products, convolutions, contractions) get a GEMM-like
-  register-tiled shape instead (`_gpu_register_tiles`), its rows on a dimension only
-  the other input indexes (`_register_rows`), a side shorter than the work-group's
-  grown across the kept dimensions of the same side (`_side_tiles`; H100, ms, before ->
-  after: contraction ccsdt 0.647 -> 0.156, 16^6 x 32 0.322 -> 0.065; ResNet-50 3x3 at
-  n = 32 over 56^2, 28^2, 14^2, 7^2: 0.570, 0.495, 0.490, 0.491 -> 0.424, 0.294, 0.292,
-  0.429), its side and the split of the reduction across work-groups filling the device
+  register-tiled shape instead (`_gpu_register_tiles`), its rows on a dimension only the
+  other input indexes (`_register_rows`), a side shorter than the work-group's grown
+  across the kept dimensions of the same side (`_side_tiles`; H100, ms, before -> after:
+  contraction ccsdt 0.647 -> 0.156, 16^6 x 32 0.322 -> 0.065; ResNet-50 3x3 at n = 32
+  over 56^2, 28^2, 14^2, 7^2: 0.570, 0.495, 0.490, 0.491 -> 0.424, 0.294, 0.292, 0.429),
+  its side and the split of the reduction across work-groups filling the device
   (`_side_and_split`), where it satisfies every rule (else the side of 64, else the
-  sides not grown); else, with two kept dimensions of at least 64, 4 x 2 outputs per work-item with
-  the weights in local memory (`_gpu_output_tiles`). With a reduction, when the
-  innermost kept dimension takes all work-items, each computes 4 outputs along the next
-  kept dimension if 4 divides it, the reduction's loop outside those 4 (each weight read
-  serves 4 outputs: measured on H100, matmul 16 x 1000 x 2048 0.049 -> 0.030 ms; the
-  reduction outside, 28.9 -> 25.5 us), and where that dimension has at most 16
-  elements, every work-group takes all of them with the weights in local memory
-  (`_skinny_rows`); if 4 does not divide it, the innermost dimension is
-  a reduction and there are fewer outputs than 256 per compute unit (one per
-  work-item would leave compute units idle), `SHARERS` (16) work-items share each
-  output's reduction along the innermost dimension (consecutive elements, combined in
-  local memory) and the kept dimensions get the rest (H100, mcc 7 x 7 x 512:
-  0.544 -> 0.065 ms; with the same split, matmul 16 x 1000 x 2048 took 0.060 ms instead
-  of 0.031). Otherwise, with many outputs but fewer kept work-groups than 4 per compute
-  unit, the reduction is shared inside smaller work-groups instead of split across
-  work-groups (`_filled`). With few outputs whose reduction reads an input across its
-  rows (matmul 1 x 1000 x 2048's B), a work-group takes the outputs of one 32-byte
-  sector of each row and 128 work-items share the reduction (`_sector_columns`; H100:
-  18.2 -> 8.1 us, tuned 7.9). A pw dimension shared by work-items is one local tile whose
-  elements go to the work-items in turn (H100, reduce_sum 1024 x 1024 x 16: 59 us with
-  local tiles of num_wi elements, 29 us with one). Without kept dimensions (dot), work-
-  groups of the most work-items, at most one per compute unit: fewer partial results
-  for the second kernel (H100, dot 2^24: 61 -> 58 us).
+  sides not grown); else, with two kept dimensions of at least 64 and an input element
+  read for several outputs (`_reads_shared`), 4 x 2 outputs per work-item with the
+  weights in local memory (`_gpu_output_tiles`). With a reduction, when the innermost
+  kept dimension takes all work-items, each computes 4 outputs along the next kept
+  dimension if 4 divides it and an input does not depend on it (each weight read serves
+  4 outputs: measured on H100, matmul 16 x 1000 x 2048 0.049 -> 0.030 ms; the reduction
+  outside, 28.9 -> 25.5 us), and where that dimension has at most 16 elements, every
+  work-group takes all of them with the weights in local memory (`_skinny_rows`); if 4
+  does not divide it, the innermost dimension is a reduction and there are fewer outputs
+  than 256 per compute unit (one per work-item would leave compute units idle),
+  `SHARERS` (16) work-items share each output's reduction along the innermost dimension
+  (consecutive elements, combined in local memory) and the kept dimensions get the rest
+  (H100, mcc 7 x 7 x 512: 0.544 -> 0.065 ms; with the same split, matmul 16 x 1000 x
+  2048 took 0.060 ms instead of 0.031). Otherwise, with many outputs but fewer kept
+  work-groups than 4 per compute unit, the reduction is shared inside smaller work-
+  groups instead of split across work-groups (`_filled`); a work-item's own reduction
+  along the innermost axis is read as vectors of 4 (H100, sum over k = 16 of 1024 x 1024
+  x 16, where 4 x 2 outputs a work-item reused nothing and the reduction was split in
+  two: 0.088 -> 0.027 ms; torch.compile's kernel 0.026). With few outputs whose
+  reduction reads an input across its rows (matmul 1 x 1000 x 2048's B), a work-group
+  takes the outputs of one 32-byte sector of each row and 128 work-items share the
+  reduction (`_sector_columns`; H100: 18.2 -> 8.1 us, tuned 7.9). A pw dimension shared
+  by work-items is one local tile whose elements go to the work-items in turn (H100,
+  reduce_sum 1024 x 1024 x 16: 59 us with local tiles of num_wi elements, 29 us with
+  one). Without kept dimensions (dot), work- groups of the most work-items, at most one
+  per compute unit: fewer partial results for the second kernel (H100, dot 2^24: 61 ->
+  58 us).
 - CPU (PoCL): one work-item per work-group computing a register tile of about 4 x 16
   elements (divisors of the sizes preferred) on the two innermost kept dimensions,
   reductions outside the tile's element loops, and the widest vector width (16, 8 or
@@ -125,7 +129,7 @@ def _gpu_config(op: ComputeOp, device: DeviceInfo) -> Config:
         side, split = _side_and_split(op, device, pair, pw)
         tries = dict.fromkeys(((side, True), (64, True), (side, False)))
         shapes = [_gpu_register_tiles(op, device, pair, pw, s, split, extend) for s, extend in tries]
-    if len(kept) >= 2 and pw and min(sizes[d] for d in kept[-2:]) >= 64:
+    if len(kept) >= 2 and pw and min(sizes[d] for d in kept[-2:]) >= 64 and _reads_shared(op):
         tiled = _gpu_output_tiles(op, device, kept[-2:], pw)
         shapes += [_local_weights(op, tiled, kept[-2]), tiled]
     elif not pw:
@@ -142,7 +146,8 @@ def _gpu_config(op: ComputeOp, device: DeviceInfo) -> Config:
     for d, n in _spread(width, kept if many else pw[-1:], sizes).items():
         num_wi[d] = n
     wide = pw and many and len(kept) >= 2 and num_wi[kept[-1]] == width
-    if wide and sizes[kept[-2]] % 4 == 0:
+    reused = wide and any(kept[-2] not in dims for dims in _input_dims(op))
+    if reused and sizes[kept[-2]] % 4 == 0:
         pt[kept[-2]] = 4
         if sizes[kept[-2]] <= SKINNY:
             shaped = _skinny_rows(op, device, num_wi, pt, kept[-2:], pw)
@@ -153,7 +158,7 @@ def _gpu_config(op: ComputeOp, device: DeviceInfo) -> Config:
         num_wi = _shared_reduction(sizes, kept, pw[-1], width)
     elif pw and many:
         num_wi = _filled(sizes, kept, pw[-1], num_wi, device)
-        return _assemble(op, device, num_wi, pt, tuple(range(rank)), busy=0)
+        return _widest_vectors(op, _assemble(op, device, num_wi, pt, tuple(range(rank)), busy=0), (4,))
     busy = None if kept else device.compute_units
     return _assemble(op, device, num_wi, pt, tuple(range(rank)), busy=busy)
 
@@ -639,6 +644,26 @@ def _pw_major(op: ComputeOp) -> tuple[tuple[int, ...], ...]:
         reduced = [any(c and p for c, p in zip(f.coeffs, pw)) for f in forms]
         layouts.append(tuple(sorted(range(len(forms)), key=lambda a: not reduced[a])))
     return tuple(layouts)
+
+
+def _reads_shared(op: ComputeOp) -> bool:
+    """Whether some input element is read for several outputs: an input does not index
+    every kept dimension (matmul's A and B), or indexes one through a sum with a pw
+    dimension (a stencil's or a convolution's window). Without, output tiles reuse
+    nothing (a sum over the innermost axis)."""
+    kept = set(_kinds(op)[0])
+    for maps in op.input_maps:
+        if not kept <= set().union(*(m.used_dims() for m in maps)):
+            return True
+        for m in maps:
+            forms = linear_results(m)
+            if forms is None:
+                return True
+            for f in forms:
+                dims = {d for d, c in enumerate(f.coeffs) if c}
+                if dims & kept and dims - kept:
+                    return True
+    return False
 
 
 def _input_dims(op: ComputeOp) -> list[set[int]]:
