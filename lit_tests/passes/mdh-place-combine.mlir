@@ -31,7 +31,8 @@
 // - res_mem "glb": combined straight into the output (matmul_glb);
 // - a ps dimension: a parallel scan of the outputs by three kernels <name>_scan<d>_reduce
 //   (chunk totals into a temporary), _carries (their scan) and <name>_scan<d> (each
-//   chunk's scan after its carry), see mdh_ir/passes/scan.py (prefix_sum).
+//   chunk's scan after its carry), see mdh_ir/passes/scan.py; where nothing else
+//   combines the points, the scan kernels compute them and replace the kernel (prefix_sum).
 
 func.func @mul(%a: f32, %b: f32) -> f32 {
   %r = arith.mulf %a, %b : f32
@@ -479,25 +480,27 @@ func.func @matmul_glb(%A: memref<10x16xf32>, %B: memref<16x20xf32>) -> memref<10
     (%A, %B) : (memref<10x16xf32>, memref<16x20xf32>) -> memref<10x20xf32>
   func.return %C : memref<10x20xf32>
 }
-// CHECK-LABEL: lowlevel.kernel @prefix_sum_0(
-// CHECK-SAME:    %{{[0-9]+}}: memref<100xf32>, [[Y:%[0-9]+]]: memref<100xf32>)
-// CHECK:           [[V:%[0-9]+]] = func.call @id(
-// CHECK-NEXT:      memref.store [[V]], [[Y]]{{\[}}%{{[0-9]+}}] : memref<100xf32>
 // prefix_sum: lines of 100 in 4 chunks of 25 (the local tile), 5 work-items of 5
-// elements a chunk. _reduce: the chunk is staged in local memory (work-item w copies
-// elements w, w + 5, ...: consecutive work-items read consecutive elements), each
+// elements a chunk. Nothing but the scan combines the points, so no kernel stores their
+// values first: the scan's kernels compute them from the input (view_load, @id), and
+// the computation's own kernel is gone. _reduce: the chunk's values are staged in local
+// memory (work-item w computes elements w, w + 5, ...: consecutive work-items read
+// consecutive elements), each
 // work-item combines its own consecutive elements from there in private memory, the
 // work-items' totals are scanned in local memory (levels 1, 2, 4: load the partner's,
 // barrier, store, barrier), and the last work-item stores the chunk's total.
+// CHECK-NOT:   lowlevel.kernel @prefix_sum_0(
 // CHECK-LABEL: lowlevel.kernel @prefix_sum_0_scan0_reduce(
-// CHECK-SAME:    [[Y:%[0-9]+]]: memref<100xf32>, [[T:%[0-9]+]]: memref<1x4xf32>)
+// CHECK-SAME:    [[X:%[0-9]+]]: memref<100xf32>, [[T:%[0-9]+]]: memref<1x4xf32>)
 // CHECK-SAME:    local_size = array<i64: 5, 1, 1>
 // CHECK:         [[STAGED:%[0-9]+]] = memref.alloca() : memref<1x25xf32, "lcl">
 // CHECK-NEXT:    [[ACC:%[0-9]+]] = memref.alloca() : memref<1xf32, "prv">
 // CHECK-NEXT:    [[S:%[0-9]+]] = memref.alloca() : memref<1x5xf32, "lcl">
-// CHECK-COUNT-5: memref.store %{{[0-9]+}}, [[STAGED]]
+// CHECK-COUNT-5: lowlevel.view_load [[X]]
+// CHECK-NEXT:    [[V:%[0-9]+]] = func.call @id(
+// CHECK-NEXT:    memref.store [[V]], [[STAGED]]
 // CHECK-NEXT:    lowlevel.barrier
-// CHECK-NOT:     memref.load [[Y]]
+// CHECK-NOT:     lowlevel.view_load [[X]]
 // CHECK:         scf.for
 // CHECK:           memref.load [[STAGED]]
 // CHECK-NEXT:      func.call @add(
@@ -524,7 +527,7 @@ func.func @matmul_glb(%A: memref<10x16xf32>, %B: memref<16x20xf32>) -> memref<10
 // the line's last element clamped) is stored as it was read (consecutive
 // work-items, consecutive elements).
 // CHECK-LABEL: lowlevel.kernel @prefix_sum_0_scan0(
-// CHECK-SAME:    [[Y:%[0-9]+]]: memref<100xf32>, [[T:%[0-9]+]]: memref<1x4xf32>)
+// CHECK-SAME:    [[X:%[0-9]+]]: memref<100xf32>, [[Y:%[0-9]+]]: memref<100xf32>, [[T:%[0-9]+]]: memref<1x4xf32>)
 // CHECK:         [[STAGED:%[0-9]+]] = memref.alloca() : memref<1x25xf32, "lcl">
 // CHECK:         [[G:%[0-9]+]] = lowlevel.group_id 0
 // CHECK:         [[CHUNK:%[0-9]+]] = arith.remui [[G]], %{{[0-9]+}} : index
@@ -536,8 +539,8 @@ func.func @matmul_glb(%A: memref<10x16xf32>, %B: memref<16x20xf32>) -> memref<10
 // CHECK-NEXT:    [[CARRY:%[0-9]+]] = memref.load [[T]]{{\[}}%{{[0-9]+}}, [[PREV]]] : memref<1x4xf32>
 // CHECK:         func.call @add([[CARRY]], [[PREFIX]])
 // CHECK:         scf.if
-// CHECK:           [[X:%[0-9]+]] = memref.load [[STAGED]]
-// CHECK-NEXT:      func.call @add(%{{[0-9]+}}, [[X]])
+// CHECK:           [[V:%[0-9]+]] = memref.load [[STAGED]]
+// CHECK-NEXT:      func.call @add(%{{[0-9]+}}, [[V]])
 // CHECK:           scf.for
 // CHECK:             func.call @add(
 // CHECK:             memref.store %{{[0-9]+}}, [[STAGED]]
@@ -547,10 +550,9 @@ func.func @matmul_glb(%A: memref<10x16xf32>, %B: memref<16x20xf32>) -> memref<10
 // CHECK-LABEL: func.func @prefix_sum(
 // CHECK-NEXT:    %y = memref.alloc() : memref<100xf32>
 // CHECK-NEXT:    [[T:%[0-9]+]] = memref.alloc() : memref<1x4xf32>
-// CHECK-NEXT:    lowlevel.launch @prefix_sum_0(%x, %y) global [20, 1, 1] local [5, 1, 1] : memref<100xf32>, memref<100xf32>
-// CHECK-NEXT:    lowlevel.launch @prefix_sum_0_scan0_reduce(%y, [[T]]) global [20, 1, 1] local [5, 1, 1]
+// CHECK-NEXT:    lowlevel.launch @prefix_sum_0_scan0_reduce(%x, [[T]]) global [20, 1, 1] local [5, 1, 1]
 // CHECK-NEXT:    lowlevel.launch @prefix_sum_0_scan0_carries([[T]]) global [4, 1, 1] local [4, 1, 1]
-// CHECK-NEXT:    lowlevel.launch @prefix_sum_0_scan0(%y, [[T]]) global [20, 1, 1] local [5, 1, 1]
+// CHECK-NEXT:    lowlevel.launch @prefix_sum_0_scan0(%x, %y, [[T]]) global [20, 1, 1] local [5, 1, 1]
 // CHECK-NEXT:    func.return %y : memref<100xf32>
 // CHECK-NOT:   lowlevel.accumulate
 func.func @prefix_sum(%x: memref<100xf32>) -> memref<100xf32> {

@@ -79,6 +79,7 @@ from mdh_ir.passes.assign_asm import tile_chain
 from mdh_ir.passes.carried import COMPUTE_ATTR, carried
 from mdh_ir.passes.emit import Emitter, Value, constant_value, i1
 from mdh_ir.passes.scan import ScanKernels
+from mdh_ir.passes.tile import takes_point
 from mdh_ir.schedule.tiling import Loop, TilePlan
 
 _FLOAT_OPS = {"add": arith.AddfOp, "mul": arith.MulfOp, "max": arith.MaxnumfOp, "min": arith.MinnumfOp}
@@ -595,13 +596,27 @@ class Placement:
         self.store_outputs(first, item, [first.load(s, [0, position]) for s in scratch], self.outputs)
 
     def add_scans(self, module: ModuleOp) -> None:
-        """Scan each `ps` dimension of the outputs in turn (`mdh_ir.passes.scan`)."""
+        """Scan each `ps` dimension of the outputs in turn (`mdh_ir.passes.scan`). Where
+        one `ps` dimension and no `pw` one combine the points, the scan's kernels
+        compute the points' values from the inputs, and this kernel, which would only
+        store them, is removed (a scan of N elements then reads them twice and writes
+        them once, not three and two times)."""
         launch = self.launch(module)
+        inputs = list(launch.args[: len(self.op.inputs)])
         outputs = list(launch.args[len(self.op.inputs) : len(self.op.inputs) + len(self.types)])
         scans = ScanKernels(self.kernel, launch, self.plan)
+        kinds = [c.kind for c in self.plan.combines]
+        fold = kinds.count("ps") == 1 and "pw" not in kinds
+        scalar = SymbolTable.lookup_symbol(module, self.op.scalar_func)
+        assert isinstance(scalar, func.FuncOp)
         for d, c in enumerate(self.plan.combines):
             if c.kind == "ps":
-                scans.scan(d, outputs, lambda e, a, b, c=c: combine_values(e, c, a, b))
+                combine = lambda e, a, b, c=c: combine_values(e, c, a, b)  # noqa: E731
+                scans.scan(d, outputs, combine, inputs if fold else (), takes_point(self.op, scalar))
+        if fold:
+            for op in (launch, self.kernel):
+                op.detach()
+                op.erase()
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,10 @@
 
 The outputs hold each point's value; the scan along dimension d combines them in place,
 line by line (a line: the points that differ only in d), by reduce-then-scan over chunks
-of each line:
+of each line. Where nothing but this scan combines the points (one `ps` dimension, no
+`pw` one), 1. and 3. compute the points' values from the inputs instead (`point_values`,
+the views and the scalar function `mdh-tile` applies), and the computation's own kernel,
+which would only store them, is removed (`mdh-place-combine`):
 
 1. `<name>_scan<d>_reduce`: per chunk, its total, into a temporary [line, chunk];
 2. `<name>_scan<d>_carries`: per line, the inclusive scan of those totals, in place (the
@@ -26,7 +29,8 @@ defined (clamped) values that nothing uses. The shape comes from the configurati
 a chunk is its local tile (`lt_size`), shared by the local tile's work-items (`num_wi`);
 lines take the work-items of the other kept dimensions (so the tuner's search over those
 parameters also shapes the scan). Traffic for a line of N elements in K chunks: 1. reads
-N, 2. reads and writes K, 3. reads and writes N.
+N, 2. reads and writes K, 3. reads and writes N (with the values computed first, another
+read and write of N before them).
 """
 
 from __future__ import annotations
@@ -50,6 +54,7 @@ from mdh_ir.dialects.lowlevel import (
 )
 from mdh_ir.passes.carried import COMPUTE_ATTR
 from mdh_ir.passes.emit import Emitter, i1
+from mdh_ir.passes.tile import point_values
 from mdh_ir.schedule.tiling import ScanShape, TilePlan
 
 SUBCHAINS = 8
@@ -63,14 +68,25 @@ Combine = Callable[[Emitter, Sequence[SSAValue], Sequence[SSAValue]], list[SSAVa
 Access = Callable[[Emitter, SSAValue, SSAValue], list[tuple[SSAValue, list[SSAValue]]]]
 """(line, position along it) -> per buffer, the memref and the indices of that element."""
 
+Read = Callable[[Emitter, SSAValue, SSAValue], list[SSAValue]]
+"""(line, position along it) -> the values to scan there, one per buffer."""
+
 
 class ChunkScan:
     """The code of one work-item of a scan kernel over `access`'s lines of `shape`."""
 
     def __init__(
-        self, kernel: KernelOp, shape: ScanShape, access: Access, combine: Combine, types, stage: bool = False
+        self,
+        kernel: KernelOp,
+        shape: ScanShape,
+        access: Access,
+        combine: Combine,
+        types,
+        stage: bool = False,
+        read: Read | None = None,
     ):
         self.shape, self.access, self.combine, self.types = shape, access, combine, types
+        self.read = read or (lambda e, line, pos: [e.load(m, idx) for m, idx in access(e, line, pos)])
         e, s = Emitter.at_end(kernel.body.block), shape
         group = e.emit(GroupIdOp(0))
         self.top = Emitter.before(group.owner)  # type: ignore[arg-type]
@@ -98,7 +114,7 @@ class ChunkScan:
         if self.staged is not None:
             at = self.staged_at(e, e.sub(pos, self.base))
             return [e.load(m, [self.row, at]) for m in self.staged]
-        return [e.load(m, idx) for m, idx in self.access(e, self.safe_line, pos)]
+        return self.read(e, self.safe_line, pos)
 
     def store(self, e: Emitter, values: list[SSAValue], pos: SSAValue) -> None:
         """Store the scanned `values` of position `pos` (of this work-item's line)."""
@@ -134,9 +150,9 @@ class ChunkScan:
         ]
         for off, pos in self.striped(e):
             at = self.staged_at(e, off)
-            places = self.access(e, self.safe_line, e.min(pos, s.length - 1) if s.length % s.chunk else pos)
-            for (m, idx), local in zip(places, self.staged):
-                e.store(e.load(m, idx), local, [self.row, at])
+            values = self.read(e, self.safe_line, e.min(pos, s.length - 1) if s.length % s.chunk else pos)
+            for v, local in zip(values, self.staged):
+                e.store(v, local, [self.row, at])
         e.op(BarrierOp())
 
     def stage_out(self) -> None:
@@ -291,15 +307,21 @@ class ChunkScan:
 
 
 
-def output_access(plan: TilePlan, d: int, outputs: Sequence[SSAValue]) -> Access:
-    """Elements of the outputs: a line is the row-major position among the kept
-    dimensions other than d, each output indexed through its view."""
+def line_point(plan: TilePlan, d: int, e: Emitter, line: SSAValue, pos: SSAValue) -> list[SSAValue]:
+    """The point at `pos` along d of line `line`: the row-major position among the kept
+    dimensions other than d."""
     others = [k for k in plan.kept_dims if k != d]
+    point: list[SSAValue] = [pos] * plan.rank
+    for k, x in zip(others, e.delinearize(line, [plan.sizes[k] for k in others])):
+        point[k] = x
+    return point
+
+
+def output_access(plan: TilePlan, d: int, outputs: Sequence[SSAValue]) -> Access:
+    """Elements of the outputs, each indexed through its view (`line_point`)."""
 
     def access(e: Emitter, line: SSAValue, pos: SSAValue) -> list[tuple[SSAValue, list[SSAValue]]]:
-        point: list[SSAValue] = [pos] * plan.rank
-        for k, x in zip(others, e.delinearize(line, [plan.sizes[k] for k in others])):
-            point[k] = x
+        point = line_point(plan, d, e, line, pos)
         return [
             (o, [point[r.position] for r in m.results])  # type: ignore[attr-defined]
             for o, m in zip(outputs, plan.op.output_maps)
@@ -338,25 +360,40 @@ class ScanKernels:
         self.last_kernel, self.last_launch = kernel, launch
         return kernel
 
-    def scan(self, d: int, outputs: Sequence[SSAValue], combine: Combine) -> None:
-        """The scan of dimension d of `outputs` (host buffers), in place, with `combine`."""
+    def scan(
+        self, d: int, outputs: Sequence[SSAValue], combine: Combine, inputs: Sequence[SSAValue] = (), with_point=False
+    ) -> None:
+        """The scan of dimension d of `outputs` (host buffers), in place, with `combine`.
+        With `inputs` (the computation's, where nothing but the scan combines its
+        points), the chunk kernels compute the points' values themselves from them
+        (`point_values`, the scalar function's indices appended `with_point`) instead
+        of reading the outputs: no kernel needs to store the values first."""
         plan = self.plan
         shape = plan.scan_shape(d)
         types = [o.type.element_type for o in outputs]  # type: ignore[attr-defined]
-        name, k = f"{self.kernel.sym_name.data}_scan{d}", len(outputs)
+        name, n, k = f"{self.kernel.sym_name.data}_scan{d}", len(inputs), len(outputs)
+
+        def chunk_scan(kernel: KernelOp, outs: Sequence[SSAValue]) -> ChunkScan:
+            args = kernel.body.block.args
+            read = None
+            if inputs:
+                def read(e: Emitter, line: SSAValue, pos: SSAValue) -> list[SSAValue]:
+                    return point_values(e, plan.op, args[:n], line_point(plan, d, e, line, pos), with_point)
+            return ChunkScan(kernel, shape, output_access(plan, d, outs), combine, types, True, read)
+
         if shape.chunks == 1:
-            kernel = self.add(name, outputs, shape)
-            ChunkScan(kernel, shape, output_access(plan, d, kernel.body.block.args), combine, types, True).scan(None)
+            kernel = self.add(name, [*inputs, *outputs], shape)
+            chunk_scan(kernel, kernel.body.block.args[n:]).scan(None)
             return
         host = Emitter.before(self.main_launch)
         temps = [host.emit(memref.AllocOp.get(t, shape=[shape.lines, shape.chunks])) for t in types]
-        kernel = self.add(f"{name}_reduce", [*outputs, *temps], shape)
+        read = [*inputs] if inputs else [*outputs]
+        kernel = self.add(f"{name}_reduce", [*read, *temps], shape)
         args = kernel.body.block.args
-        totals = temp_access(args[k:])
-        ChunkScan(kernel, shape, output_access(plan, d, args[:k]), combine, types, True).chunk_total(totals)
+        chunk_scan(kernel, [] if inputs else args[:k]).chunk_total(temp_access(args[len(read) :]))
         carries = ScanShape.of(shape.chunks, shape.lines, shape.chunks, shape.items, shape.rows, True)
         kernel = self.add(f"{name}_carries", temps, carries)
         ChunkScan(kernel, carries, temp_access(kernel.body.block.args), combine, types).scan(None)
-        kernel = self.add(name, [*outputs, *temps], shape)
+        kernel = self.add(name, [*inputs, *outputs, *temps], shape)
         args = kernel.body.block.args
-        ChunkScan(kernel, shape, output_access(plan, d, args[:k]), combine, types, True).scan(temp_access(args[k:]))
+        chunk_scan(kernel, args[n : n + k]).scan(temp_access(args[n + k :]))

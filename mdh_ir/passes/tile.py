@@ -21,12 +21,13 @@ result is combined into the outputs (`mdh-place-combine` says how). The op's pro
 travel on the work-group `par_for` (see `carried`).
 """
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import AffineMapAttr, ModuleOp
-from xdsl.ir import Block, Region
+from xdsl.ir import Block, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
@@ -90,19 +91,13 @@ def tile_compute(op: ComputeOp) -> None:
         e = Emitter.at_end(loop.body.block)
         point.append(loop.tile_start)
 
-    args = []
-    inputs = wg_block.args[rank : rank + len(op.inputs)]
-    for buf, maps, mode in zip(inputs, op.input_maps, op.boundaries):
-        for m in maps:
-            args.append(e.emit(ViewLoadOp(buf, point, [], AffineMapAttr(m), mode)))
     scalar = op.lookup_func(op.scalar_func)
     assert scalar is not None
-    if len(scalar.function_type.inputs) > len(args):
-        args += point
-    call = e.op(func.CallOp(op.scalar_func, args, op.output_element_types))
+    inputs = wg_block.args[rank : rank + len(op.inputs)]
+    values = point_values(e, op, inputs, point, takes_point(op, scalar))
     e.op(
         AccumulateOp(
-            call.results,
+            values,
             wg_block.args[rank + len(op.inputs) :],
             point,
             op.md_hom.data["combine_ops"],  # type: ignore[arg-type]
@@ -120,3 +115,21 @@ class MDHTile(ModulePass):
         for compute in list(op.walk()):
             if isinstance(compute, ComputeOp):
                 tile_compute(compute)
+
+
+def takes_point(op: ComputeOp, scalar: func.FuncOp) -> bool:
+    """Whether `op`'s scalar function takes the point's indices after its inputs."""
+    return len(scalar.function_type.inputs) > sum(len(maps) for maps in op.input_maps)
+
+
+def point_values(
+    e: Emitter, op: ComputeOp, inputs: Sequence[SSAValue], point: Sequence[SSAValue], with_point: bool
+) -> list[SSAValue]:
+    """The scalar function's results at `point`: each input read through its views
+    (`lowlevel.view_load`), the point's indices appended `with_point`."""
+    args = [
+        e.emit(ViewLoadOp(buf, point, [], AffineMapAttr(m), mode))
+        for buf, maps, mode in zip(inputs, op.input_maps, op.boundaries)
+        for m in maps
+    ]
+    return list(e.op(func.CallOp(op.scalar_func, [*args, *(point if with_point else [])], op.output_element_types)).results)
