@@ -160,6 +160,10 @@ def test_missing_input_file(tmp_path):
         ("garbage\n", "stdin:1:1: error: Operation garbage is not registered"),
         ("func.func @f() {\n  %x = mdh.compute\n", "stdin:3:1: error: string literal expected"),
         ('"mdh.compute"() : () -> ()\n', "stdin:1:1: error: property 'comp_name' expected"),
+        (
+            "func.func @f() {\n  cf.br ^0\n^0:\n  func.return\n}\n",
+            "stdin:3:1: error: Invalid Block name format `0`. Make sure names contain",
+        ),
     ],
 )
 def test_input_errors(stdin, prefix):

@@ -16,3 +16,4 @@
 // CHECK-NEXT:   lowlevel-align-vectors  mark the vector loads and stores aligned to their size.
 // CHECK-NEXT:   lower-to-opencl         the whole pipeline from `mdh.compute` to printable low-level IR.
 // CHECK-NEXT:   convert-linalg-to-mdh   rewrite `linalg.generic` and named linalg ops into `mdh.compute`.
+// CHECK-NEXT:   mdh-bufferize           give the host functions of `mdh.compute` ops buffers instead of tensors.

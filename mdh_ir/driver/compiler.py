@@ -28,6 +28,7 @@ from mdh_ir.dialects.mdh import ComputeOp
 from mdh_ir.driver.choose import Choice, choose_config
 from mdh_ir.emit_opencl import opencl_source
 from mdh_ir.errors import MDHError
+from mdh_ir.passes.bufferize import MDHBufferize
 from mdh_ir.passes.lower_to_opencl import lowering
 from mdh_ir.runtime.devices import device_info, select_device
 from mdh_ir.runtime.program import Program
@@ -43,9 +44,11 @@ def compute_ops(module: ModuleOp) -> list[ComputeOp]:
 def configure(
     module: ModuleOp, info: DeviceInfo, configs: Configs = None, database: Database | None = None
 ) -> tuple[ModuleOp, list[Choice]]:
-    """A copy of `module` whose every op carries its configuration, chosen and completed
-    for `info` (`choose_config`) and checked against it, and the choices."""
+    """A copy of `module`, its host functions of buffers (`mdh-bufferize`), whose every op
+    carries its configuration, chosen and completed for `info` (`choose_config`) and
+    checked against it, and the choices."""
     configured = module.clone()
+    MDHBufferize().apply(Context(), configured)
     ops = compute_ops(configured)
     if not ops:
         raise ValueError("the module holds no mdh.compute")

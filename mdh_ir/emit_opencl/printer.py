@@ -263,6 +263,8 @@ class OpenCLPrinter:
                 lcl = list(op.local_size.get_values())
                 kernel = kernel_name(op.kernel.string_value())
                 self.line(f"//   launch {kernel}({names}) global {glb} local {lcl}")
+            elif isinstance(op, memref.CopyOp):
+                self.line(f"//   copy {self.name(op.source)} into {self.name(op.destination)}")
             elif isinstance(op, func.ReturnOp):
                 self.line(f"//   return {', '.join(self.name(a) for a in op.arguments)}")
             else:

@@ -1,7 +1,7 @@
 """`lower-to-opencl`: the whole pipeline from `mdh.compute` to printable low-level IR.
 
-    mdh-default-config{device=D}, mdh-check-config{device=D}, mdh-tile, mdh-assign-asm,
-    mdh-promote-memory, mdh-place-combine, mdh-vectorize{flush=(D is cpu)},
+    mdh-bufferize, mdh-default-config{device=D}, mdh-check-config{device=D}, mdh-tile,
+    mdh-assign-asm, mdh-promote-memory, mdh-place-combine, mdh-vectorize{flush=(D is cpu)},
     lowlevel-prefetch, lowlevel-expand, xDSL's dce and cse, lowlevel-align-vectors.
 
 `mdh-opt --lower-to-opencl f.mlir` runs it and prints the OpenCL program.
@@ -17,6 +17,7 @@ from xdsl.transforms.dead_code_elimination import DeadCodeElimination
 
 from mdh_ir.passes.align_vectors import LowLevelAlignVectors
 from mdh_ir.passes.assign_asm import MDHAssignASM
+from mdh_ir.passes.bufferize import MDHBufferize
 from mdh_ir.passes.check_config import MDHCheckConfig
 from mdh_ir.passes.default_config import MDHDefaultConfig
 from mdh_ir.passes.expand import LowLevelExpand
@@ -29,7 +30,7 @@ from mdh_ir.passes.vectorize import MDHVectorize
 
 def pipeline(device: str = "cpu") -> list[ModulePass]:
     """The whole pipeline for a preset (`mdh_ir.device.PRESETS`)."""
-    return [MDHDefaultConfig(device), MDHCheckConfig(device), *lowering(device)]
+    return [MDHBufferize(), MDHDefaultConfig(device), MDHCheckConfig(device), *lowering(device)]
 
 
 def lowering(device: str = "cpu") -> list[ModulePass]:

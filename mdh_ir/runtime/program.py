@@ -6,8 +6,12 @@
 
 The lowered module's host function (`host_function`) says what to run: its `memref.alloc`s
 and `memref.get_global`s are the program's workspace, its `lowlevel.launch`es the
-kernels of `source`, in order; its arguments and results are the program's inputs and
-outputs. A build failure raises `BuildError` carrying the OpenCL log and the source.
+kernels of `source` and its `memref.copy`s buffer-to-buffer copies, in order; its
+arguments are the program's inputs, its results and then the arguments it writes (copy
+destinations, `mdh_ir.semantics.host.written_arguments`) its outputs. A written argument
+starts every run from its input (an array is uploaded again; a buffer of `upload` is
+written in place). A build failure raises `BuildError` carrying the OpenCL log and the
+source.
 
 PoCL 3.1 (Debian 12's) mishandles optimized kernels that hold work-group barriers: its
 parallel-region construction can abort (`ParallelRegion::Verify` / `Create`
@@ -32,6 +36,7 @@ from mdh_ir.dialects.lowlevel import BarrierOp, LaunchOp
 from mdh_ir.emit_opencl.c_names import kernel_name
 from mdh_ir.runtime.devices import _context, select_device
 from mdh_ir.runtime.timing import _flusher, gated, span
+from mdh_ir.semantics.host import written_arguments
 from mdh_ir.semantics.scalar_eval import numpy_dtype
 
 
@@ -57,6 +62,7 @@ class Program:
         self.cl_program = build(self.ctx, self.source, self.build_options)
         self.host = host_function(self.lowered)
         self.kernels = {k: getattr(self.cl_program, kernel_name(k)) for k in self.kernel_names()}
+        self.written = written_arguments(self.host)
 
     def kernel_names(self) -> list[str]:
         return [op.kernel.string_value() for op in self.host.walk() if isinstance(op, LaunchOp)]
@@ -72,11 +78,12 @@ class Program:
 
         buffers = []
         for arg, x in zip(self.host.body.block.args, inputs):
+            access = cl.mem_flags.READ_WRITE if arg in self.written else cl.mem_flags.READ_ONLY
             expected = tuple(arg.type.get_shape())  # type: ignore[attr-defined]
             x = np.ascontiguousarray(x, dtype=numpy_dtype(arg.type.element_type))  # type: ignore[attr-defined]
             if x.shape != expected:
                 raise ValueError(f"input of shape {x.shape}, expected {expected}")
-            buffers.append(cl.Buffer(self.ctx, cl.mem_flags.READ_ONLY | cl.mem_flags.COPY_HOST_PTR, hostbuf=x))
+            buffers.append(cl.Buffer(self.ctx, access | cl.mem_flags.COPY_HOST_PTR, hostbuf=x))
         return buffers
 
     def run(
@@ -96,7 +103,12 @@ class Program:
         buffers: dict[SSAValue, object] = dict(zip(block.args, inputs if resident else self.upload(inputs)))
         buffers.update(self.workspace)
         times = []
-        for _ in range(repeats):
+        for k in range(repeats):
+            if k and not resident:
+                for arg in self.written:
+                    i = block.args.index(arg)
+                    x = np.ascontiguousarray(inputs[i], dtype=numpy_dtype(arg.type.element_type))  # type: ignore
+                    cl.enqueue_copy(self.queue, buffers[arg], x)
             if flush is not None:
                 flush(self.queue)
             launches = gated(self.queue, lambda: self._enqueue(buffers))
@@ -104,7 +116,7 @@ class Program:
             times.append(span(launches))
         ret = next(op for op in block.ops if isinstance(op, func.ReturnOp))
         outputs = []
-        for v in ret.arguments:
+        for v in [*ret.arguments, *self.written]:
             t = v.type
             out = np.empty(t.get_shape(), dtype=numpy_dtype(t.element_type))  # type: ignore
             cl.enqueue_copy(self.queue, out, buffers[v])
@@ -137,7 +149,7 @@ class Program:
 
     def _enqueue(self, buffers: dict[SSAValue, object]) -> list:
         """Enqueue the host function's commands on `buffers` (its arguments' and its
-        `workspace`): the events of its kernels. (Each run fills the allocated buffers
+        `workspace`): the events of its kernels and copies. (Each run fills the allocated buffers
         with 0xFF first, so that a read of an element never written shows; that fill is
         not the program's.)"""
         import pyopencl as cl
@@ -151,6 +163,8 @@ class Program:
                 kernel = self.kernels[op.kernel.string_value()]
                 sizes = tuple(op.global_size.get_values()), tuple(op.local_size.get_values())
                 launches.append(kernel(self.queue, *sizes, *[buffers[a] for a in op.args]))
+            elif isinstance(op, memref.CopyOp):
+                launches.append(cl.enqueue_copy(self.queue, buffers[op.destination], buffers[op.source]))
         return launches
 
 

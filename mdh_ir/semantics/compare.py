@@ -14,7 +14,8 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
-from mdh_ir.semantics.reference import evaluate, find_compute
+from mdh_ir.dialects.mdh import ComputeOp
+from mdh_ir.semantics.reference import evaluate
 
 ULP_TOLERANCE = 8 * float(np.finfo(np.float32).eps)
 L2_TOLERANCE = 1e-4
@@ -29,8 +30,10 @@ class Comparison:
 
 
 def reduces(module: ModuleOp) -> bool:
-    """Whether the computation reduces or scans (compared in float64, by L2 error)."""
-    return any(c.kind != "cc" for c in find_compute(module).combines)
+    """Whether a computation of `module` reduces or scans (compared in float64, by L2
+    error)."""
+    ops = [op for op in module.walk() if isinstance(op, ComputeOp)]
+    return any(c.kind != "cc" for op in ops for c in op.combines)
 
 
 def reference_outputs(module: ModuleOp, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:

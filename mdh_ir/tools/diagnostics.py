@@ -104,6 +104,14 @@ def verify_located(module: ModuleOp) -> None:
             raise MDHError(str(e), op) from None
 
 
+def _reason(e: Exception) -> str:
+    """The message of an error the parser raised: xDSL raises some (a block name it
+    cannot store, `ValueError`) with a tuple of sentences as arguments."""
+    if isinstance(e, RecursionError):
+        return TOO_DEEP
+    return " ".join(str(a) for a in e.args) or type(e).__name__
+
+
 def load_module(ctx: Context, text: str | bytes, name: str) -> ModuleOp:
     """Parse and verify `text`; errors carry their location."""
     if isinstance(text, bytes):
@@ -121,10 +129,9 @@ def load_module(ctx: Context, text: str | bytes, name: str) -> ModuleOp:
         module = parser.parse_module()
     except ParseError:
         raise
-    except (DiagnosticException, RecursionError) as e:
+    except Exception as e:  # noqa: BLE001 - xDSL's parser also raises ValueError, ...
         line, col = _line_col(text, parser.pos)
-        reason = TOO_DEEP if isinstance(e, RecursionError) else e
-        raise MDHError(f"{name}:{line}:{col}: {reason}") from None
+        raise MDHError(f"{name}:{line}:{col}: {_reason(e)}") from None
     try:
         verify_located(module)
     except RecursionError:

@@ -1,12 +1,16 @@
-"""`mdh-run`: run an `.mlir` file's computation on a device and check it.
+"""`mdh-run`: run an `.mlir` file's host function on a device and check it.
 
     mdh-run examples/matvec.mlir [--device cpu|gpu|PLATFORM:DEVICE] [--config "..."]
             [--repeats 20] [--seed 0] [--print-source]
 
-Random inputs (seeded), the program built for the device, its first result checked
-against the reference semantics, then the kernel time (OpenCL profiling events) over
-the repeats. `--config` takes `#mdh.config` entries (`"num_wg = [4, 1], num_wi = [32,
-1]"`) that replace the file's; keys given nowhere take the default configuration.
+The host function holds one or several `mdh.compute` ops (run as a sequence of kernels,
+their results passed on in buffers), on buffers or tensors (`mdh-bufferize`). Random
+arguments (seeded), the program built for the device, its outputs (results, then the
+arguments it writes) checked against the reference semantics of the host function
+(`mdh_ir.semantics.host`), then the program's time (OpenCL profiling events, first
+kernel to last) over the repeats. `--config` takes `#mdh.config` entries (`"num_wg = [4,
+1], num_wi = [32, 1]"`) that replace the file's, for a module of one op; keys given
+nowhere take the default configuration.
 Exit status 0 when the result is correct; errors are one line and exit status 1.
 """
 
@@ -24,9 +28,9 @@ from xdsl.utils.exceptions import VerifyException
 from mdh_ir.dialects.mdh import ComputeOp, ConfigAttr
 from mdh_ir.driver import compile_module
 from mdh_ir.runtime import BuildError
-from mdh_ir.semantics.compare import compare
+from mdh_ir.semantics.compare import compare, reduces
 from mdh_ir.errors import MDHError
-from mdh_ir.semantics.reference import random_inputs
+from mdh_ir.semantics.host import evaluate_host, host_function, random_arguments
 from mdh_ir.tools.context import make_context
 from mdh_ir.tools.diagnostics import diagnose, load_module, the_compute
 
@@ -51,17 +55,20 @@ def format_seconds(t: float) -> str:
 def run(args: argparse.Namespace) -> int:
     with open(args.input, "rb") as f:
         module = load_module(make_context(), f.read(), args.input)
-    op = the_compute(module)
     if args.config:
-        apply_config_option(op, args.config)
+        apply_config_option(the_compute(module), args.config)
     program = compile_module(module, args.device)
     print(f"device: {program.info.platform} | {program.info.name}")
-    print(f"config: {program.config.to_attr()}")
+    for op, choice in zip(program.ops, program.choices):
+        label = f' "{op.comp_name.data}"' if len(program.ops) > 1 else ""
+        print(f"config{label}: {choice.config.to_attr()}")
     if args.print_source:
         print(program.source)
-    inputs = random_inputs(op, np.random.default_rng(args.seed))
+    configured = program.module
+    inputs = random_arguments(host_function(configured), np.random.default_rng(args.seed))
     outputs, times = program.run(inputs, repeats=max(1, args.repeats))
-    result = compare(module, inputs, outputs)
+    reference = evaluate_host(configured, inputs, promote=reduces(configured))
+    result = compare(configured, inputs, outputs, reference)
     print(f"check: {'ok' if result.ok else 'WRONG'} ({result.message})")
     print(
         f"kernel time: median {format_seconds(statistics.median(times))} "
@@ -73,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="mdh-run", description=__doc__.splitlines()[0])
-    parser.add_argument("input", help="an .mlir file holding one mdh.compute")
+    parser.add_argument("input", help="an .mlir file: a host function of mdh.compute ops")
     parser.add_argument("--device", help="cpu, gpu or PLATFORM:DEVICE (default: $MDH_DEVICE or cpu)")
     parser.add_argument("--config", help='configuration entries, e.g. "num_wi = [32, 1]"')
     parser.add_argument("--repeats", type=int, default=20, help="timed runs (default 20)")
