@@ -103,3 +103,40 @@ func.func @shift(%X: memref<3x4xf32>, %C: memref<4x3xf32>) {
 // CHECK-NEXT:  }
 // CHECK:         %0 = mdh.compute "shift" {inp_view = {{\[\[}}affine_map<(d0, d1) -> (d1, d0)>], [affine_map<(d0, d1) -> (d0, d1)>]], md_hom = {scalar_func = @shift_f, combine_ops = ["cc", "cc"]}, {{.*}} (%X, %C) : (memref<3x4xf32>, memref<4x3xf32>) -> memref<4x3xf32>
 // CHECK-NEXT:    "memref.copy"(%0, %C) : (memref<4x3xf32>, memref<4x3xf32>) -> ()
+
+// -----
+
+// linalg.reduce (after MLIR's mlir/test/Dialect/Linalg/roundtrip.mlir, @reduce) is a pw
+// combine over its `dimensions`; the output view drops them.
+func.func @reduce(%input: tensor<16x32x64xf32>) -> tensor<16x64xf32> {
+  %e = tensor.empty() : tensor<16x64xf32>
+  %zero = arith.constant 0.0 : f32
+  %init = linalg.fill ins(%zero : f32) outs(%e : tensor<16x64xf32>) -> tensor<16x64xf32>
+  %reduce = linalg.reduce ins(%input : tensor<16x32x64xf32>) outs(%init : tensor<16x64xf32>)
+      dimensions = [1]
+      (%in: f32, %out: f32) {
+        %0 = arith.addf %out, %in : f32
+        linalg.yield %0 : f32
+      }
+  func.return %reduce : tensor<16x64xf32>
+}
+
+// CHECK:       func.func @reduce_f(%0: f32) -> f32 {
+// CHECK-NEXT:    func.return %0 : f32
+// CHECK-NEXT:  }
+// CHECK:         %0 = bufferization.to_buffer %input read_only : tensor<16x32x64xf32> to memref<16x32x64xf32>
+// CHECK-NEXT:    %1 = mdh.compute "reduce" {inp_view = {{\[\[}}affine_map<(d0, d1, d2) -> (d0, d1, d2)>]], md_hom = {scalar_func = @reduce_f, combine_ops = ["cc", ["pw", "add"], "cc"]}, out_view = {{\[\[}}affine_map<(d0, d1, d2) -> (d0, d2)>]]} {inp_types = [f32], mda_size = [16, 32, 64], out_types = [f32]} (%0) : (memref<16x32x64xf32>) -> memref<16x64xf32>
+// CHECK-NEXT:    %reduce = bufferization.to_tensor %1 restrict : memref<16x64xf32> to tensor<16x64xf32>
+// CHECK-NEXT:    func.return %reduce : tensor<16x64xf32>
+
+// -----
+
+// linalg.broadcast reads its input along the dimensions it does not add.
+func.func @broadcast(%X: memref<5x3xf32>) -> memref<5x4x3xf32> {
+  %C = memref.alloc() : memref<5x4x3xf32>
+  linalg.broadcast ins(%X : memref<5x3xf32>) outs(%C : memref<5x4x3xf32>) dimensions = [1]
+  func.return %C : memref<5x4x3xf32>
+}
+
+// CHECK:         %C = mdh.compute "broadcast" {inp_view = {{\[\[}}affine_map<(d0, d1, d2) -> (d0, d2)>]], md_hom = {scalar_func = @broadcast_f, combine_ops = ["cc", "cc", "cc"]}, out_view = {{\[\[}}affine_map<(d0, d1, d2) -> (d0, d1, d2)>]]} {{.*}} (%X) : (memref<5x3xf32>) -> memref<5x4x3xf32>
+// CHECK-NEXT:    func.return %C : memref<5x4x3xf32>

@@ -1,4 +1,5 @@
-"""`convert-linalg-to-mdh`: rewrite `linalg.generic` and named linalg ops into `mdh.compute`.
+"""`convert-linalg-to-mdh`: rewrite `linalg.generic`, the named linalg ops, `linalg.reduce`
+and `linalg.broadcast` into `mdh.compute`.
 
     linalg.generic {indexing_maps = [(i, k) -> (i, k), (i, k) -> (k), (i, k) -> (i)],
                     iterator_types = ["parallel", "reduction"]} ins(%M, %v) outs(%w) {
@@ -11,6 +12,9 @@
 becomes `mdh.compute` with the input maps as `inp_view`, the output maps as `out_view`,
 `combine_ops = ["cc", ["pw", "add"]]` and a new scalar function computing `%p`:
 
+- `linalg.reduce` is a generic whose input map is the identity and whose output map
+  drops its `dimensions` (reductions); `linalg.broadcast` one whose input map drops its
+  `dimensions` and whose body yields the input;
 - `parallel` dimensions are `cc`; `reduction` ones are `pw(g)`, `g` being the one
   associative operation (add, mul, max, min, and, or, xor) each yielded value applies to
   its output's previous value and a value computed from the inputs alone; the scalar
@@ -24,7 +28,8 @@ becomes `mdh.compute` with the input maps as `inp_view`, the output maps as `out
   `mdh_ir.runtime` and the `opencl` target run); other memref outputs receive it by
   `memref.copy`; tensors pass through `bufferization.to_buffer` and `to_tensor`.
 
-Anything else is refused with one line naming the op and the reason (`MDHError`).
+Anything else is refused with one line naming the op and the reason (`MDHError`), also a
+linalg op the pass has no rule for: none is left behind.
 """
 
 from __future__ import annotations
@@ -50,15 +55,14 @@ from xdsl.dialects.builtin import (
     UnitAttr,
 )
 from xdsl.dialects.linalg.abstract_ops import LinalgStructuredOperation
-from xdsl.dialects.linalg.ops import FillOp, GenericOp, IndexOp
+from xdsl.dialects.linalg.ops import BroadcastOp, FillOp, GenericOp, IndexOp, ReduceOp
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
-from xdsl.ir.affine import AffineMap
+from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
     PatternRewriteWalker,
     RewritePattern,
-    op_type_rewrite_pattern,
 )
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import SymbolTable
@@ -80,7 +84,52 @@ def _refuse(op: Operation, reason: str) -> MDHError:
     return MDHError(f"{op.name}: cannot convert to mdh.compute: {reason}", op)
 
 
-def _check_operands(op: LinalgStructuredOperation) -> None:
+@dataclass
+class _Loops:
+    """A linalg op as a loop nest: its operands, indexing maps (inputs', then outputs'),
+    iterator types, static loop ranges and body (the inputs' and outputs' elements as
+    arguments, yielding the outputs' new values)."""
+
+    op: Operation
+    inputs: list[SSAValue]
+    outputs: list[SSAValue]
+    maps: list[AffineMap]
+    kinds: list[str]
+    sizes: list[int]
+    body: Block
+
+
+def _dims(rank: int, dims: Sequence[int]) -> AffineMap:
+    return AffineMap(rank, 0, tuple(AffineExpr.dimension(d) for d in dims))
+
+
+def _loops(op: Operation) -> _Loops | None:
+    """`op` as a loop nest, if it is a linalg op with one (None for other ops); its
+    operands are checked first."""
+    if not isinstance(op, LinalgStructuredOperation | ReduceOp | BroadcastOp):
+        return None
+    _check_operands(op)
+    if isinstance(op, LinalgStructuredOperation):
+        kinds = [t.data.value for t in op.get_iterator_types()]
+        maps = [m.data for m in op.get_indexing_maps()]
+        sizes = list(op.get_static_loop_ranges())
+        return _Loops(op, list(op.inputs), list(op.outputs), maps, kinds, sizes, op.body.block)
+    # linalg.reduce: reduces its input's `dimensions`; linalg.broadcast: adds its
+    # output's `dimensions` to the input
+    full = op.input if isinstance(op, ReduceOp) else op.init
+    rank, listed = len(_shaped(full).get_shape()), op.dimensions.get_values()
+    other = _dims(rank, [d for d in range(rank) if d not in listed])
+    if isinstance(op, ReduceOp):
+        maps, body = [AffineMap.identity(rank), other], op.region.block
+        kinds = ["reduction" if d in listed else "parallel" for d in range(rank)]
+    else:
+        maps, body = [other, AffineMap.identity(rank)], op.hidden_region.block
+        kinds = ["parallel"] * rank
+    sizes = list(_shaped(full).get_shape())
+    return _Loops(op, [op.input], [op.init], maps, kinds, sizes, body)
+
+
+def _check_operands(op: Operation) -> None:
     for i, v in enumerate(op.operands):
         t = v.type
         if not isinstance(t, MemRefType | TensorType):
@@ -108,11 +157,9 @@ def _depends_on(value: SSAValue, targets: Sequence[SSAValue], block: Block) -> b
     )
 
 
-def _reduction(
-    op: LinalgStructuredOperation, accs: Sequence[SSAValue]
-) -> tuple[list[SSAValue], str]:
+def _reduction(loops: _Loops, accs: Sequence[SSAValue]) -> tuple[list[SSAValue], str]:
     """Per output the value combined into it, and the combine `g` of `yield g(out, value)`."""
-    block = op.body.block
+    op, block = loops.op, loops.body
     values, names = [], set()
     for i, (acc, y) in enumerate(zip(accs, block.last_op.operands)):  # type: ignore[union-attr]
         g = y.owner
@@ -156,7 +203,7 @@ def _filled(op: Operation | None) -> SSAValue | None:
     return None
 
 
-def _initial_fill(op: LinalgStructuredOperation, out: SSAValue) -> Operation | None:
+def _initial_fill(op: Operation, out: SSAValue) -> Operation | None:
     """The fill that last wrote output `out` before `op`."""
     if isinstance(out.type, TensorType):
         return out.owner if _filled(out.owner) else None  # type: ignore[arg-type]
@@ -169,9 +216,9 @@ def _initial_fill(op: LinalgStructuredOperation, out: SSAValue) -> Operation | N
     return prev if _filled(prev) and list(prev.outputs) == [out] else None  # type: ignore
 
 
-def _identity_fills(op: LinalgStructuredOperation, g: str) -> list[Operation]:
-    fills = []
-    for i, out in enumerate(op.outputs):
+def _identity_fills(loops: _Loops, g: str) -> list[Operation]:
+    fills, op = [], loops.op
+    for i, out in enumerate(loops.outputs):
         fill = _initial_fill(op, out)
         if fill is None or not _is_identity(_filled(fill), g):  # type: ignore[arg-type]
             raise _refuse(
@@ -192,11 +239,10 @@ def _fresh_symbol(module: Operation, base: str) -> str:
 
 
 def _scalar_function(
-    op: LinalgStructuredOperation, name: str, args: Sequence[SSAValue], values: Sequence[SSAValue]
+    loops: _Loops, name: str, args: Sequence[SSAValue], values: Sequence[SSAValue]
 ) -> func.FuncOp:
     """`func.func @name` computing `values` of the body from its arguments `args`."""
-    body = op.body.block
-    rank = len(op.get_iterator_types())
+    op, body, rank = loops.op, loops.body, len(loops.kinds)
     indexed = any(isinstance(o, IndexOp) for o in body.ops)
     types = [a.type for a in args] + [IndexType()] * (rank if indexed else 0)
     block = Block(arg_types=types)
@@ -290,20 +336,18 @@ class _Parts:
     """The fills of the outputs with the reduction's identity (dropped)."""
 
 
-def _parts(op: LinalgStructuredOperation, kinds: list[str]) -> _Parts:
-    body = op.body.block
-    n_in = len(op.inputs)
-    maps = [m.data for m in op.get_indexing_maps()]
-    parts = _Parts(list(op.inputs), maps[:n_in], list(body.args[:n_in]), [], None, [])
+def _parts(loops: _Loops) -> _Parts:
+    body, maps, n_in = loops.body, loops.maps, len(loops.inputs)
+    parts = _Parts(list(loops.inputs), maps[:n_in], list(body.args[:n_in]), [], None, [])
     accs = body.args[n_in:]
-    if "reduction" in kinds:
-        parts.values, parts.reduction = _reduction(op, accs)
-        parts.fills = _identity_fills(op, parts.reduction)
+    if "reduction" in loops.kinds:
+        parts.values, parts.reduction = _reduction(loops, accs)
+        parts.fills = _identity_fills(loops, parts.reduction)
         return parts
     parts.values = list(body.last_op.operands)  # type: ignore[union-attr]
     for i, acc in enumerate(accs):
         if acc.uses:  # the output's old value is read: an input
-            parts.inputs.append(op.outputs[i])
+            parts.inputs.append(loops.outputs[i])
             parts.in_maps.append(maps[n_in + i])
             parts.args.append(acc)
     return parts
@@ -312,57 +356,54 @@ def _parts(op: LinalgStructuredOperation, kinds: list[str]) -> _Parts:
 class LinalgToMDH(RewritePattern):
     """One linalg op into `mdh.compute` (see the module docstring)."""
 
-    @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: LinalgStructuredOperation, rewriter: PatternRewriter) -> None:
-        if _filled(op) is not None:
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if _filled(op) is not None or (loops := _loops(op)) is None:
             return
-        _check_operands(op)
-        kinds = [t.data.value for t in op.get_iterator_types()]
+        kinds = loops.kinds
         if set(kinds) - {"parallel", "reduction"}:
             raise _refuse(op, f"iterator types {kinds}: only parallel and reduction convert")
-        parts = _parts(op, kinds)
+        parts = _parts(loops)
         name, top = _host(op)
         module = top.parent_op()
         assert module is not None
-        scalar = _scalar_function(op, _fresh_symbol(module, f"{name}_f"), parts.args, parts.values)
+        scalar = _scalar_function(loops, _fresh_symbol(module, f"{name}_f"), parts.args, parts.values)
         rewriter.insert(scalar, InsertPoint.before(top))
         conversions = [_as_buffer(v) for v in parts.inputs]
         rewriter.insert([c for c, _ in conversions if c is not None])
         combines = {"parallel": Combine("cc"), "reduction": Combine("pw", parts.reduction, True)}
-        out_types = [_shaped(v).get_element_type() for v in op.outputs]
+        out_types = [_shaped(v).get_element_type() for v in loops.outputs]
         properties: dict[str, Attribute] = {
             "inp_view": make_view([[m] for m in parts.in_maps]),
             "md_hom": DictionaryAttr({
                 "scalar_func": SymbolRefAttr(scalar.sym_name.data),
                 "combine_ops": ArrayAttr([combines[k].to_attr() for k in kinds]),
             }),
-            "out_view": make_view([[m.data] for m in op.get_indexing_maps()][len(op.inputs):]),
+            "out_view": make_view([[m] for m in loops.maps[len(loops.inputs):]]),
             "inp_types": ArrayAttr([_shaped(v).get_element_type() for v in parts.inputs]),
-            "mda_size": ArrayAttr([IntegerAttr(n, 64) for n in op.get_static_loop_ranges()]),
+            "mda_size": ArrayAttr([IntegerAttr(n, 64) for n in loops.sizes]),
             "out_types": ArrayAttr(out_types),
         }  # fmt: skip
         compute = ComputeOp(
             name,
             [b for _, b in conversions],
             properties,
-            [MemRefType(t, _shaped(v).get_shape()) for t, v in zip(out_types, op.outputs)],
+            [MemRefType(t, _shaped(v).get_shape()) for t, v in zip(out_types, loops.outputs)],
         )
         rewriter.insert(compute)
         try:
             compute.verify()
         except VerifyException as e:
             raise _refuse(op, str(e)) from None
-        _deliver(op, compute, parts.fills, rewriter)
+        _deliver(loops, compute, parts.fills, rewriter)
 
 
 def _deliver(
-    op: LinalgStructuredOperation, compute: ComputeOp, fills: list[Operation],
-    rewriter: PatternRewriter,
-) -> None:  # fmt: skip
+    loops: _Loops, compute: ComputeOp, fills: list[Operation], rewriter: PatternRewriter
+) -> None:
     """Hand each result to the op's users, then erase the op and what it made dead."""
-    dead: list[Operation] = list(fills)
+    op, dead = loops.op, list(fills)
     tensors = []
-    for out, result in zip(op.outputs, compute.results):
+    for out, result in zip(loops.outputs, compute.results):
         if isinstance(out.type, TensorType):
             to_tensor = bufferization.ToTensorOp(result, restrict=True)
             rewriter.insert(to_tensor)
@@ -385,3 +426,6 @@ class ConvertLinalgToMDH(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         PatternRewriteWalker(LinalgToMDH(), apply_recursively=False).rewrite_module(op)
+        for o in op.walk():
+            if o.name.startswith("linalg.") and _filled(o) is None:
+                raise _refuse(o, "the pass has no rule for it")
