@@ -140,3 +140,55 @@ func.func @broadcast(%X: memref<5x3xf32>) -> memref<5x4x3xf32> {
 
 // CHECK:         %C = mdh.compute "broadcast" {inp_view = {{\[\[}}affine_map<(d0, d1, d2) -> (d0, d2)>]], md_hom = {scalar_func = @broadcast_f, combine_ops = ["cc", "cc", "cc"]}, out_view = {{\[\[}}affine_map<(d0, d1, d2) -> (d0, d1, d2)>]]} {{.*}} (%X) : (memref<5x3xf32>) -> memref<5x4x3xf32>
 // CHECK-NEXT:    func.return %C : memref<5x4x3xf32>
+
+// -----
+
+// C += A B: the old C is one more input (the output's view), combined by the reduction's
+// operator at the first point of the reduction dimension: out = C + sum_k A B.
+func.func @gemm(%A: memref<4x3xf32>, %B: memref<3x5xf32>, %C: memref<4x5xf32>) {
+  linalg.matmul ins(%A, %B : memref<4x3xf32>, memref<3x5xf32>) outs(%C : memref<4x5xf32>)
+  func.return
+}
+
+// CHECK:       func.func @gemm_f(%0: f32, %1: f32, %2: f32, %3: index, %4: index, %5: index) -> f32 {
+// CHECK-NEXT:    %6 = arith.mulf %0, %1 : f32
+// CHECK-NEXT:    %7 = arith.constant 0 : index
+// CHECK-NEXT:    %8 = arith.cmpi eq, %5, %7 : index
+// CHECK-NEXT:    %9 = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:    %10 = arith.select %8, %2, %9 : f32
+// CHECK-NEXT:    %11 = arith.addf %6, %10 : f32
+// CHECK-NEXT:    func.return %11 : f32
+// CHECK-NEXT:  }
+// CHECK:         %0 = mdh.compute "gemm" {inp_view = {{\[\[}}affine_map<(d0, d1, d2) -> (d0, d2)>], [affine_map<(d0, d1, d2) -> (d2, d1)>], [affine_map<(d0, d1, d2) -> (d0, d1)>]], md_hom = {scalar_func = @gemm_f, combine_ops = ["cc", "cc", ["pw", "add"]]}, {{.*}} (%A, %B, %C) : (memref<4x3xf32>, memref<3x5xf32>, memref<4x5xf32>) -> memref<4x5xf32>
+// CHECK-NEXT:    "memref.copy"(%0, %C) : (memref<4x5xf32>, memref<4x5xf32>) -> ()
+
+// -----
+
+// A max over two reduction dimensions into a 5.0-filled tensor (MLIR's
+// test-tensor-matmul.mlir accumulates likewise into 1000.0): the fill is dropped, its
+// constant folded in where both reduction indices are 0.
+func.func @max2(%X: tensor<3x4x6xi32>) -> tensor<4xi32> {
+  %e = tensor.empty() : tensor<4xi32>
+  %five = arith.constant 5 : i32
+  %init = linalg.fill ins(%five : i32) outs(%e : tensor<4xi32>) -> tensor<4xi32>
+  %r = linalg.reduce ins(%X : tensor<3x4x6xi32>) outs(%init : tensor<4xi32>) dimensions = [0, 2]
+      (%in: i32, %out: i32) {
+        %m = arith.maxsi %in, %out : i32
+        linalg.yield %m : i32
+      }
+  func.return %r : tensor<4xi32>
+}
+
+// CHECK:       func.func @max2_f(%0: i32, %1: index, %2: index, %3: index) -> i32 {
+// CHECK-NEXT:    %4 = arith.constant 0 : index
+// CHECK-NEXT:    %5 = arith.cmpi eq, %1, %4 : index
+// CHECK-NEXT:    %6 = arith.cmpi eq, %3, %4 : index
+// CHECK-NEXT:    %7 = arith.andi %5, %6 : i1
+// CHECK-NEXT:    %five = arith.constant 5 : i32
+// CHECK-NEXT:    %8 = arith.constant -2147483648 : i32
+// CHECK-NEXT:    %9 = arith.select %7, %five, %8 : i32
+// CHECK-NEXT:    %10 = arith.maxsi %0, %9 : i32
+// CHECK-NEXT:    func.return %10 : i32
+// CHECK-NEXT:  }
+// CHECK:         %1 = mdh.compute "max2" {{.*}}combine_ops = {{\[\[}}"pw", "max"], "cc", ["pw", "max"]]{{.*}} (%0) : (memref<3x4x6xi32>) -> memref<4xi32>
+// CHECK-NEXT:    %r = bufferization.to_tensor %1 restrict : memref<4xi32> to tensor<4xi32>

@@ -1,5 +1,6 @@
-"""`convert-linalg-to-mdh`: rewrite `linalg.generic`, the named linalg ops, `linalg.reduce`
-and `linalg.broadcast` into `mdh.compute`.
+"""`convert-linalg-to-mdh`: rewrite `linalg.generic` and named linalg ops into `mdh.compute`.
+
+`linalg.reduce` and `linalg.broadcast` convert as the generics they stand for.
 
     linalg.generic {indexing_maps = [(i, k) -> (i, k), (i, k) -> (k), (i, k) -> (i)],
                     iterator_types = ["parallel", "reduction"]} ins(%M, %v) outs(%w) {
@@ -19,9 +20,14 @@ becomes `mdh.compute` with the input maps as `inp_view`, the output maps as `out
   associative operation (add, mul, max, min, and, or, xor) each yielded value applies to
   its output's previous value and a value computed from the inputs alone; the scalar
   function computes those values (`linalg.index` becomes its index arguments);
-- a reduction's output must start at `g`'s identity: filled with it by `linalg.fill`
-  (or the generic `linalg-generalize-named-ops` makes of it), which is dropped; an op
-  without reductions may read its outputs, which then become inputs;
+- a reduction's output that starts at `g`'s identity (filled with it by `linalg.fill`,
+  or the generic `linalg-generalize-named-ops` makes of it) drops the fill; one that
+  starts elsewhere accumulates, `out = start g reduce(...)`: the scalar function
+  combines `start` into its value at the first point of the reduction dimensions,
+  `g(value, all reduction indices 0 ? start : identity)`, start being the constant of the
+  fill (dropped) or else the output's old contents (one more input, with the output's
+  view) — one pass, no kernel of its own;
+- an op without reductions may read its outputs, which then become inputs;
 - operands are memrefs (identity layout) or tensors, of static shapes and element types
   f32, f64, i32 or i64. A memref output allocated by `memref.alloc` and only used after
   the op is replaced by the result (functions then return it: the host shape that
@@ -157,10 +163,13 @@ def _depends_on(value: SSAValue, targets: Sequence[SSAValue], block: Block) -> b
     )
 
 
-def _reduction(loops: _Loops, accs: Sequence[SSAValue]) -> tuple[list[SSAValue], str]:
-    """Per output the value combined into it, and the combine `g` of `yield g(out, value)`."""
+def _reduction(
+    loops: _Loops, accs: Sequence[SSAValue]
+) -> tuple[list[SSAValue], str, list[type[Operation]]]:
+    """Per output the value combined into it, the combine `g` of `yield g(out, value)`,
+    and per output the arith op computing `g`."""
     op, block = loops.op, loops.body
-    values, names = [], set()
+    values, names, updates = [], set(), []
     for i, (acc, y) in enumerate(zip(accs, block.last_op.operands)):  # type: ignore[union-attr]
         g = y.owner
         if type(g) not in COMBINE_OPS:
@@ -173,9 +182,10 @@ def _reduction(loops: _Loops, accs: Sequence[SSAValue]) -> tuple[list[SSAValue],
             )
         values.append(others[0])
         names.add(COMBINE_OPS[type(g)])
+        updates.append(type(g))
     if len(names) > 1:
         raise _refuse(op, f"its outputs are reduced by different combines: {sorted(names)}")
-    return values, names.pop()
+    return values, names.pop(), updates
 
 
 def _is_identity(value: SSAValue, g: str) -> bool:
@@ -216,20 +226,6 @@ def _initial_fill(op: Operation, out: SSAValue) -> Operation | None:
     return prev if _filled(prev) and list(prev.outputs) == [out] else None  # type: ignore
 
 
-def _identity_fills(loops: _Loops, g: str) -> list[Operation]:
-    fills, op = [], loops.op
-    for i, out in enumerate(loops.outputs):
-        fill = _initial_fill(op, out)
-        if fill is None or not _is_identity(_filled(fill), g):  # type: ignore[arg-type]
-            raise _refuse(
-                op,
-                f"output #{i} must start at the identity of '{g}' "
-                f"(linalg.fill with {identity(g, _shaped(out).get_element_type())} before the op)",
-            )
-        fills.append(fill)
-    return fills
-
-
 def _fresh_symbol(module: Operation, base: str) -> str:
     name, k = base, 0
     while SymbolTable.lookup_symbol(module, name) is not None:
@@ -238,12 +234,11 @@ def _fresh_symbol(module: Operation, base: str) -> str:
     return name
 
 
-def _scalar_function(
-    loops: _Loops, name: str, args: Sequence[SSAValue], values: Sequence[SSAValue]
-) -> func.FuncOp:
-    """`func.func @name` computing `values` of the body from its arguments `args`."""
-    op, body, rank = loops.op, loops.body, len(loops.kinds)
-    indexed = any(isinstance(o, IndexOp) for o in body.ops)
+def _scalar_function(loops: _Loops, name: str, parts: _Parts) -> func.FuncOp:
+    """`func.func @name` computing the parts' values of the body from its arguments, each
+    combined with its output's start at the first point of the reduction dimensions."""
+    op, body, rank, args = loops.op, loops.body, len(loops.kinds), parts.args
+    indexed = any(isinstance(o, IndexOp) for o in body.ops) or any(parts.starts)
     types = [a.type for a in args] + [IndexType()] * (rank if indexed else 0)
     block = Block(arg_types=types)
     mapping: dict[SSAValue, SSAValue] = dict(zip(args, block.args))
@@ -255,7 +250,7 @@ def _scalar_function(
             block.add_op(v.owner.clone(mapping))
         return mapping[v]
 
-    needed = {o for v in values for o in _slice(v, body)}
+    needed = {o for v in parts.values for o in _slice(v, body)}
     for o in body.ops:
         if o not in needed:
             continue
@@ -267,8 +262,46 @@ def _scalar_function(
             for v in o.operands:
                 value(v)
             block.add_op(o.clone(mapping))
-    block.add_op(func.ReturnOp(*[value(v) for v in values]))
-    return func.FuncOp(name, (types, [v.type for v in values]), Region(block))
+    results = [value(v) for v in parts.values]
+    if any(parts.starts):
+        first = _first_point(block, block.args[len(args):], loops.kinds)
+        for i, start in enumerate(parts.starts):
+            if start is not None:
+                results[i] = _started(block, results[i], value(start.value), first, start.update)
+    block.add_op(func.ReturnOp(*results))
+    return func.FuncOp(name, (types, [v.type for v in results]), Region(block))
+
+
+def _first_point(block: Block, indices: Sequence[SSAValue], kinds: Sequence[str]) -> SSAValue:
+    """Adds to `block` the i1 whether `indices` are 0 along every reduction dimension."""
+    zero = arith.ConstantOp.from_int_and_width(0, IndexType())
+    block.add_op(zero)
+    first: SSAValue | None = None
+    for index, kind in zip(indices, kinds):
+        if kind == "reduction":
+            at_zero = arith.CmpiOp(index, zero, "eq")
+            both = [at_zero] if first is None else [at_zero, arith.AndIOp(first, at_zero)]
+            block.add_ops(both)
+            first = both[-1].results[0]
+    assert first is not None, "a start belongs to a reduced output"
+    return first
+
+
+def _started(
+    block: Block, value: SSAValue, start: SSAValue, first: SSAValue, update: type[Operation]
+) -> SSAValue:
+    """Adds to `block` `update(value, first ? start : identity)`: the point's value, with the
+    output's start folded into the first point of the reduction."""
+    t, g = value.type, COMBINE_OPS[update]
+    neutral = identity(g, t)
+    if isinstance(neutral, float):
+        const = arith.ConstantOp(FloatAttr(neutral, t))  # type: ignore[arg-type]
+    else:
+        const = arith.ConstantOp.from_int_and_width(neutral, t)  # type: ignore[arg-type]
+    chosen = arith.SelectOp(first, start, const)
+    combined = update(value, chosen)  # type: ignore[call-arg]
+    block.add_ops([const, chosen, combined])
+    return combined.results[0]
 
 
 def _slice(v: SSAValue, body: Block) -> set[Operation]:
@@ -333,16 +366,48 @@ class _Parts:
     """The body's values that the scalar function returns, one per output."""
     reduction: str | None
     fills: list[Operation]
-    """The fills of the outputs with the reduction's identity (dropped)."""
+    """The fills of the outputs that the op's result replaces (dropped)."""
+    starts: list[_Start | None]
+    """Per reduced output where it starts, None at the reduction's identity."""
+
+
+@dataclass
+class _Start:
+    """A reduced output's value before the op: a constant it was filled with, or (the
+    body's argument of) its old contents, then an input; `update` combines it in
+    (`out = start ⊕ reduce(...)`)."""
+
+    value: SSAValue
+    update: type[Operation]
+
+
+def _starts(loops: _Loops, parts: _Parts, updates: Sequence[type[Operation]]) -> None:
+    """Where each reduced output starts: at the identity or another constant it is filled
+    with (the fill is dropped), or at its old contents (an input read by the scalar
+    function at the first point of the reduction)."""
+    n_in = len(loops.inputs)
+    for i, (out, update) in enumerate(zip(loops.outputs, updates)):
+        fill = _initial_fill(loops.op, out)
+        value = _filled(fill) if fill is not None else None
+        if value is not None and isinstance(value.owner, arith.ConstantOp):
+            parts.fills.append(fill)  # type: ignore[arg-type]
+            at_identity = _is_identity(value, parts.reduction)  # type: ignore[arg-type]
+            parts.starts.append(None if at_identity else _Start(value, update))
+        else:
+            acc = loops.body.args[n_in + i]
+            parts.inputs.append(out)
+            parts.in_maps.append(loops.maps[n_in + i])
+            parts.args.append(acc)
+            parts.starts.append(_Start(acc, update))
 
 
 def _parts(loops: _Loops) -> _Parts:
     body, maps, n_in = loops.body, loops.maps, len(loops.inputs)
-    parts = _Parts(list(loops.inputs), maps[:n_in], list(body.args[:n_in]), [], None, [])
+    parts = _Parts(list(loops.inputs), maps[:n_in], list(body.args[:n_in]), [], None, [], [])
     accs = body.args[n_in:]
     if "reduction" in loops.kinds:
-        parts.values, parts.reduction = _reduction(loops, accs)
-        parts.fills = _identity_fills(loops, parts.reduction)
+        parts.values, parts.reduction, updates = _reduction(loops, accs)
+        _starts(loops, parts, updates)
         return parts
     parts.values = list(body.last_op.operands)  # type: ignore[union-attr]
     for i, acc in enumerate(accs):
@@ -366,7 +431,7 @@ class LinalgToMDH(RewritePattern):
         name, top = _host(op)
         module = top.parent_op()
         assert module is not None
-        scalar = _scalar_function(loops, _fresh_symbol(module, f"{name}_f"), parts.args, parts.values)
+        scalar = _scalar_function(loops, _fresh_symbol(module, f"{name}_f"), parts)
         rewriter.insert(scalar, InsertPoint.before(top))
         conversions = [_as_buffer(v) for v in parts.inputs]
         rewriter.insert([c for c, _ in conversions if c is not None])
