@@ -383,3 +383,62 @@ def test_accumulation_folds_the_start_into_the_first_reduction_point():
     module = convert(MATMUL_FROM_1000)
     op = find_compute(module)
     assert len(op.inputs) == 2 and not any(isinstance(o, FillOp) for o in module.walk())
+
+
+# A scalar operand (MLIR's fusion-elementwise-ops.mlir broadcasts `ins(%cst : f32)` with the
+# map (d0) -> ()): a constant, inlined into the scalar function.
+AXPY = """
+func.func @axpy(%X: memref<6xf32>, %Y: memref<6xf32>) -> memref<6xf32> {
+  %C = memref.alloc() : memref<6xf32>
+  %a = arith.constant 2.5 : f32
+  linalg.generic {indexing_maps = [affine_map<(i) -> ()>, affine_map<(i) -> (i)>,
+                                   affine_map<(i) -> (i)>, affine_map<(i) -> (i)>],
+                  iterator_types = ["parallel"]}
+      ins(%a, %X, %Y : f32, memref<6xf32>, memref<6xf32>) outs(%C : memref<6xf32>) {
+  ^bb0(%s: f32, %x: f32, %y: f32, %c: f32):
+    %m = arith.mulf %s, %x : f32
+    %r = arith.addf %m, %y : f32
+    linalg.yield %r : f32
+  }
+  func.return %C : memref<6xf32>
+}"""
+
+RUNS["scalar-constant"] = (AXPY, [(6,), (6,)], lambda x, y: 2.5 * x + y)
+
+# A 0-d generic (no iterators, rank-0 views): one point, on a dimension of size 1.
+ZERO_D = """
+func.func @zero_d(%X: memref<f32>, %Y: memref<f32>) -> memref<f32> {
+  %C = memref.alloc() : memref<f32>
+  linalg.generic {indexing_maps = [affine_map<() -> ()>, affine_map<() -> ()>,
+                                   affine_map<() -> ()>],
+                  iterator_types = []}
+      ins(%X, %Y : memref<f32>, memref<f32>) outs(%C : memref<f32>) {
+  ^bb0(%x: f32, %y: f32, %c: f32):
+    %r = arith.subf %x, %y : f32
+    linalg.yield %r : f32
+  }
+  func.return %C : memref<f32>
+}"""
+
+
+def test_zero_d_generic_runs():
+    from mdh_ir.driver import compile_module
+
+    module = convert(ZERO_D)
+    assert [str(c) for c in find_compute(module).combines] == ["pw(mul)"]
+    x, y = (np.asarray(v, np.float32) for v in rng.uniform(-1, 1, 2))
+    (got,) = compile_module(module, TEST_DEVICE)(x, y)
+    assert got.shape == () and got == x - y
+
+
+REFUSED["scalar-not-constant"] = (
+    """func.func @s(%a: f32, %X: memref<6xf32>, %C: memref<6xf32>) {
+      """ + generic(
+        "affine_map<(i) -> ()>, affine_map<(i) -> (i)>, affine_map<(i) -> (i)>", '"parallel"',
+        "%a, %X : f32, memref<6xf32>", "%C : memref<6xf32>",
+        "%s: f32, %x: f32, %c: f32|%m = arith.mulf %s, %x : f32\nlinalg.yield %m : f32",
+    ) + """
+      func.return
+    }""",
+    "operand #0 is a scalar (f32) that is not a constant",
+)  # fmt: skip

@@ -192,3 +192,42 @@ func.func @max2(%X: tensor<3x4x6xi32>) -> tensor<4xi32> {
 // CHECK-NEXT:  }
 // CHECK:         %1 = mdh.compute "max2" {{.*}}combine_ops = {{\[\[}}"pw", "max"], "cc", ["pw", "max"]]{{.*}} (%0) : (memref<3x4x6xi32>) -> memref<4xi32>
 // CHECK-NEXT:    %r = bufferization.to_tensor %1 restrict : memref<4xi32> to tensor<4xi32>
+
+// -----
+
+// A constant scalar operand is inlined; a 0-d generic runs on one dimension of size 1,
+// a pw(mul) of its one value.
+func.func @axpy(%X: memref<6xf32>, %Y: memref<6xf32>) -> memref<6xf32> {
+  %C = memref.alloc() : memref<6xf32>
+  %a = arith.constant 2.5 : f32
+  linalg.generic {indexing_maps = [affine_map<(i) -> ()>, affine_map<(i) -> (i)>, affine_map<(i) -> (i)>, affine_map<(i) -> (i)>],
+                  iterator_types = ["parallel"]}
+      ins(%a, %X, %Y : f32, memref<6xf32>, memref<6xf32>) outs(%C : memref<6xf32>) {
+  ^bb0(%s: f32, %x: f32, %y: f32, %c: f32):
+    %m = arith.mulf %s, %x : f32
+    %r = arith.addf %m, %y : f32
+    linalg.yield %r : f32
+  }
+  func.return %C : memref<6xf32>
+}
+
+// CHECK:       func.func @axpy_f(%0: f32, %1: f32) -> f32 {
+// CHECK-NEXT:    %a = arith.constant 2.500000e+00 : f32
+// CHECK-NEXT:    %m = arith.mulf %a, %0 : f32
+// CHECK:         %C = mdh.compute "axpy" {inp_view = {{\[\[}}affine_map<(d0) -> (d0)>], [affine_map<(d0) -> (d0)>]]{{.*}} (%X, %Y) : (memref<6xf32>, memref<6xf32>) -> memref<6xf32>
+
+// -----
+
+func.func @zero_d(%X: memref<f32>, %Y: memref<f32>) -> memref<f32> {
+  %C = memref.alloc() : memref<f32>
+  linalg.generic {indexing_maps = [affine_map<() -> ()>, affine_map<() -> ()>, affine_map<() -> ()>],
+                  iterator_types = []}
+      ins(%X, %Y : memref<f32>, memref<f32>) outs(%C : memref<f32>) {
+  ^bb0(%x: f32, %y: f32, %c: f32):
+    %r = arith.addf %x, %y : f32
+    linalg.yield %r : f32
+  }
+  func.return %C : memref<f32>
+}
+
+// CHECK:         %C = mdh.compute "zero_d" {inp_view = {{\[\[}}affine_map<(d0) -> ()>], [affine_map<(d0) -> ()>]], md_hom = {scalar_func = @zero_d_f, combine_ops = {{\[\[}}"pw", "mul"]]}, out_view = {{\[\[}}affine_map<(d0) -> ()>]]} {inp_types = [f32, f32], mda_size = [1], out_types = [f32]} (%X, %Y) : (memref<f32>, memref<f32>) -> memref<f32>

@@ -28,6 +28,8 @@ becomes `mdh.compute` with the input maps as `inp_view`, the output maps as `out
   fill (dropped) or else the output's old contents (one more input, with the output's
   view) — one pass, no kernel of its own;
 - an op without reductions may read its outputs, which then become inputs;
+- scalar operands are constants, inlined into the scalar function; a 0-d op runs on one
+  dimension of size 1;
 - operands are memrefs (identity layout) or tensors, of static shapes and element types
   f32, f64, i32 or i64. A memref output allocated by `memref.alloc` and only used after
   the op is replaced by the result (functions then return it: the host shape that
@@ -94,7 +96,9 @@ def _refuse(op: Operation, reason: str) -> MDHError:
 class _Loops:
     """A linalg op as a loop nest: its operands, indexing maps (inputs', then outputs'),
     iterator types, static loop ranges and body (the inputs' and outputs' elements as
-    arguments, yielding the outputs' new values)."""
+    arguments, yielding the outputs' new values). A 0-d op runs on one dimension of size 1
+    of kind "unit", a `pw(mul)` of its one value (mdh.compute has at least one dimension,
+    and its outputs' views keep every cc dimension)."""
 
     op: Operation
     inputs: list[SSAValue]
@@ -119,6 +123,8 @@ def _loops(op: Operation) -> _Loops | None:
         kinds = [t.data.value for t in op.get_iterator_types()]
         maps = [m.data for m in op.get_indexing_maps()]
         sizes = list(op.get_static_loop_ranges())
+        if not kinds:  # 0-d: one point, on a dimension of size 1
+            maps, kinds, sizes = [AffineMap(1, 0, m.results) for m in maps], ["unit"], [1]
         return _Loops(op, list(op.inputs), list(op.outputs), maps, kinds, sizes, op.body.block)
     # linalg.reduce: reduces its input's `dimensions`; linalg.broadcast: adds its
     # output's `dimensions` to the input
@@ -139,7 +145,9 @@ def _check_operands(op: Operation) -> None:
     for i, v in enumerate(op.operands):
         t = v.type
         if not isinstance(t, MemRefType | TensorType):
-            raise _refuse(op, f"operand #{i} is a scalar ({t}), not a buffer")
+            if not isinstance(v.owner, arith.ConstantOp):
+                raise _refuse(op, f"operand #{i} is a scalar ({t}) that is not a constant")
+            continue
         if not t.has_static_shape():
             raise _refuse(op, f"operand #{i} has a dynamic shape ({t})")
         if isinstance(t, MemRefType) and not isinstance(t.layout, NoneAttr):
@@ -250,6 +258,8 @@ def _scalar_function(loops: _Loops, name: str, parts: _Parts) -> func.FuncOp:
             block.add_op(v.owner.clone(mapping))
         return mapping[v]
 
+    for arg, const in parts.constants.items():
+        mapping[arg] = value(const)
     needed = {o for v in parts.values for o in _slice(v, body)}
     for o in body.ops:
         if o not in needed:
@@ -369,6 +379,8 @@ class _Parts:
     """The fills of the outputs that the op's result replaces (dropped)."""
     starts: list[_Start | None]
     """Per reduced output where it starts, None at the reduction's identity."""
+    constants: dict[SSAValue, SSAValue]
+    """The body's arguments of scalar inputs, and the constants they are (inlined)."""
 
 
 @dataclass
@@ -403,7 +415,14 @@ def _starts(loops: _Loops, parts: _Parts, updates: Sequence[type[Operation]]) ->
 
 def _parts(loops: _Loops) -> _Parts:
     body, maps, n_in = loops.body, loops.maps, len(loops.inputs)
-    parts = _Parts(list(loops.inputs), maps[:n_in], list(body.args[:n_in]), [], None, [], [])
+    parts = _Parts([], [], [], [], None, [], [], {})
+    for v, m, arg in zip(loops.inputs, maps, body.args):
+        if isinstance(v.type, ShapedType):
+            parts.inputs.append(v)
+            parts.in_maps.append(m)
+            parts.args.append(arg)
+        else:  # a constant scalar, inlined
+            parts.constants[arg] = v
     accs = body.args[n_in:]
     if "reduction" in loops.kinds:
         parts.values, parts.reduction, updates = _reduction(loops, accs)
@@ -425,7 +444,7 @@ class LinalgToMDH(RewritePattern):
         if _filled(op) is not None or (loops := _loops(op)) is None:
             return
         kinds = loops.kinds
-        if set(kinds) - {"parallel", "reduction"}:
+        if set(kinds) - {"parallel", "reduction", "unit"}:
             raise _refuse(op, f"iterator types {kinds}: only parallel and reduction convert")
         parts = _parts(loops)
         name, top = _host(op)
@@ -435,7 +454,11 @@ class LinalgToMDH(RewritePattern):
         rewriter.insert(scalar, InsertPoint.before(top))
         conversions = [_as_buffer(v) for v in parts.inputs]
         rewriter.insert([c for c, _ in conversions if c is not None])
-        combines = {"parallel": Combine("cc"), "reduction": Combine("pw", parts.reduction, True)}
+        combines = {
+            "parallel": Combine("cc"),
+            "reduction": Combine("pw", parts.reduction, True),
+            "unit": Combine("pw", "mul", True),  # 1 * v: the one value, as it is
+        }
         out_types = [_shaped(v).get_element_type() for v in loops.outputs]
         properties: dict[str, Attribute] = {
             "inp_view": make_view([[m] for m in parts.in_maps]),
