@@ -80,7 +80,7 @@ class Program:
         for arg, x in zip(self.host.body.block.args, inputs):
             access = cl.mem_flags.READ_WRITE if arg in self.written else cl.mem_flags.READ_ONLY
             expected = tuple(arg.type.get_shape())  # type: ignore[attr-defined]
-            x = np.ascontiguousarray(x, dtype=numpy_dtype(arg.type.element_type))  # type: ignore[attr-defined]
+            x = np.asarray(x, numpy_dtype(arg.type.element_type), order="C")  # type: ignore[attr-defined]
             if x.shape != expected:
                 raise ValueError(f"input of shape {x.shape}, expected {expected}")
             buffers.append(cl.Buffer(self.ctx, access | cl.mem_flags.COPY_HOST_PTR, hostbuf=x))
