@@ -8,7 +8,15 @@ import pytest
 
 from mdh_ir.catalog import CATALOG
 from mdh_ir.database import shipped
-from mdh_ir.database.store import OK, Database, Evaluation, computation_key, describe, family_key, parse_config
+from mdh_ir.database.store import (
+    OK,
+    Database,
+    Evaluation,
+    computation_key,
+    describe,
+    family_key,
+    parse_config,
+)
 from mdh_ir.device import PRESETS
 from mdh_ir.schedule.constraints import violations
 from mdh_ir.schedule.default_config import default_config
@@ -35,7 +43,9 @@ def _shipped_matmuls() -> list[dict]:
     return [e for e in shipped.load() if e["shape"] == "cc.cc.pw/2.2/1"]
 
 
-@pytest.mark.parametrize("sizes", [(1, 1, 1), (7, 13, 3), (127, 257, 131), (2, 4096, 4096), (3000, 3000, 3000)])
+@pytest.mark.parametrize(
+    "sizes", [(1, 1, 1), (7, 13, 3), (127, 257, 131), (2, 4096, 4096), (3000, 3000, 3000)]
+)
 def test_adapted_configurations_are_legal_and_keep_what_fits(sizes) -> None:
     """Shipped matmul configurations (tiles up to 128, up to 2048 work-groups) and the
     default of a large one, carried to primes, ones and sizes smaller than their tiles:
@@ -69,7 +79,8 @@ def test_seeds_same_computation_nearest_first_then_similar(tmp_path, monkeypatch
     similar = find_compute(CATALOG["matmul_t"].build(i=60, j=60, k=60))
     for op, seconds in ((far, 1e-3), (near, 2e-4), (similar, 1e-4)):
         _tuned(db, op, device.key, default_config(op, device).with_(unroll=2), seconds)
-    entry = dict(device=device.key, config=str(default_config(far, device).with_(unroll=4).to_attr()), seconds=1.0)
+    config = str(default_config(far, device).with_(unroll=4).to_attr())
+    entry = dict(device=device.key, config=config, seconds=1.0)
     (tmp_path / "shipped.json").write_text(json.dumps([entry | describe(matmul(40, 40, 40))]))
     monkeypatch.setattr(shipped, "SHIPPED", tmp_path / "shipped.json")
     op = matmul(50, 50, 50)

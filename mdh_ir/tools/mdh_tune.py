@@ -68,7 +68,8 @@ def summary(p: Progress) -> str:
     d, b = p.default, p.best
     lines = [f"evaluations: {p.evaluations} ({p.replayed} from the database, {p.failures} failed)"]
     lines.append(f"default: {format_seconds(d.seconds) if d and d.ok else 'failed'}")
-    lines.append(f"seeds: {len(p.seeds)}" + ("" if p.seeds else " (nothing known of other sizes or similar computations)"))
+    none = " (nothing known of other sizes or similar computations)"
+    lines.append(f"seeds: {len(p.seeds)}" + ("" if p.seeds else none))
     for seed, e in p.seeds:
         here = format_seconds(e.seconds) if e.ok else e.status
         lines.append(f"  {here}  from {seed} ({format_seconds(seed.seconds)} there)")
