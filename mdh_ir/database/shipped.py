@@ -8,7 +8,8 @@ configuration is still checked against the device's limits before it is built.
 `python -m mdh_ir.database.shipped DB...` rewrites `shipped.json` from tuning databases:
 the best configuration (`Database.best`) of every (computation, device) they hold,
 merged with the entries already shipped (a faster measurement on the same device
-replaces one).
+replaces one). Each entry also names the computation's family and shape keys and its sizes
+(`store.describe`), so that tuning a new size starts from it (`mdh_ir.tuning.transfer`).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pathlib import Path
 from mdh_ir.schedule.config import Config
 from mdh_ir.device import DeviceInfo
 from mdh_ir.dialects.mdh import ComputeOp
-from mdh_ir.database.store import Database, computation_key, parse_config
+from mdh_ir.database.store import Database, computation_key, describe, parse_computation, parse_config
 
 SHIPPED = Path(__file__).with_name("shipped.json")
 
@@ -48,10 +49,11 @@ def best_entries(db: Path) -> list[dict]:
     database = Database(db)
     entries = []
     for computation, device in database.tuned():
-        best = database.best(computation, device)
-        if best is not None:
+        best, ir = database.best(computation, device), database.ir(computation)
+        if best is not None and ir is not None:
             entries.append(
                 dict(computation=computation, device=device, config=best.config, seconds=best.seconds)
+                | describe(parse_computation(ir))
             )
     return entries
 

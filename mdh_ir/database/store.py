@@ -28,7 +28,7 @@ from pathlib import Path
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import DYNAMIC_INDEX, ArrayAttr, MemRefType, ModuleOp
 from xdsl.ir import Block, Region
 from xdsl.parser import Parser
 from xdsl.printer import Printer
@@ -71,26 +71,66 @@ def default_path() -> Path:
     return Path(env) if env else Path.home() / ".cache" / "mdh_ir" / "tuning.sqlite"
 
 
-def canonical_ir(op: ComputeOp) -> str:
-    """The op (without configuration) and the functions it calls, printed generically."""
+def canonical_ir(op: ComputeOp, sized: bool = True) -> str:
+    """The op (without configuration) and the functions it calls, printed generically;
+    with `sized=False` without its sizes (dimension sizes, buffer shapes): the same text
+    for every size of one computation."""
     names = [op.scalar_func] + [c.func for c in op.combines if c.func and not c.builtin]
     funcs = []
     for name in dict.fromkeys(names):
         f = SymbolTable.lookup_symbol(op, name)
         assert isinstance(f, func.FuncOp)
         funcs.append(f.clone())
-    block = Block(arg_types=op.inputs.types)
+    inputs, outputs = op.inputs.types, op.outputs.types
     props = {k: v for k, v in op.properties.items() if k not in ("comp_name", "config")}
-    clone = ComputeOp(op.comp_name.data, block.args, props, op.outputs.types)
+    if not sized:
+        inputs, outputs = _unsized(inputs), _unsized(outputs)
+        props["mda_size"] = ArrayAttr([])
+    block = Block(arg_types=inputs)
+    clone = ComputeOp(op.comp_name.data, block.args, props, outputs)
     block.add_ops([clone, func.ReturnOp(*clone.results)])
-    host = func.FuncOp("computation", (op.inputs.types, op.outputs.types), Region(block))
+    host = func.FuncOp("computation", (inputs, outputs), Region(block))
     out = StringIO()
     Printer(out, print_generic_format=True).print_op(ModuleOp([*funcs, host]))
     return out.getvalue()
 
 
+def _unsized(types) -> list[MemRefType]:
+    return [MemRefType(t.element_type, [DYNAMIC_INDEX] * len(t.get_shape())) for t in types]
+
+
 def computation_key(op: ComputeOp) -> str:
     return hashlib.sha256(canonical_ir(op).encode()).hexdigest()[:24]
+
+
+def family_key(op: ComputeOp) -> str:
+    """The key of the computation at every size (same views, functions and combine
+    operators): `computation_key` without the sizes."""
+    return hashlib.sha256(canonical_ir(op, sized=False).encode()).hexdigest()[:24]
+
+
+def shape_key(op: ComputeOp) -> str:
+    """What a configuration's shape and per-dimension meaning depend on: the combine
+    operator kind of each dimension, the rank of each input buffer, the number of
+    outputs (`cc.cc.pw/2.2/1` for a matrix product). Computations with one shape key
+    take each other's configurations."""
+    kinds = ".".join(c.kind for c in op.combines)
+    ranks = ".".join(str(len(v.type.get_shape())) for v in op.inputs)  # type: ignore[attr-defined]
+    return f"{kinds}/{ranks}/{len(op.outputs)}"
+
+
+def describe(op: ComputeOp) -> dict:
+    """The keys and sizes under which a configuration of `op` is found for other sizes
+    and similar computations (`mdh_ir.tuning.transfer`)."""
+    return dict(family=family_key(op), shape=shape_key(op), sizes=list(op.sizes))
+
+
+def parse_computation(ir: str) -> ComputeOp:
+    """The op of a computation stored as `canonical_ir`."""
+    from mdh_ir.tools.context import make_context
+
+    module = Parser(make_context(), ir).parse_module()
+    return next(op for op in module.walk() if isinstance(op, ComputeOp))
 
 
 _COLUMNS = "config, status, seconds, times, message, cost, technique, confirmed"
@@ -174,6 +214,18 @@ class Database:
             (computation, device, OK),
         ).fetchone()
         return _evaluation(row) if row else None
+
+    def computations(self, device: str) -> list[tuple[str, str]]:
+        """Every computation (key, `canonical_ir`) with a correct evaluation on `device`."""
+        return self.conn.execute(
+            "SELECT key, ir FROM computations WHERE EXISTS (SELECT 1 FROM evaluations"
+            " WHERE computation = key AND device = ? AND status = ?) ORDER BY key",
+            (device, OK),
+        ).fetchall()
+
+    def ir(self, computation: str) -> str | None:
+        row = self.conn.execute("SELECT ir FROM computations WHERE key = ?", (computation,)).fetchone()
+        return row[0] if row else None
 
     def tuned(self) -> list[tuple[str, str]]:
         """Every (computation, device) with an evaluation."""

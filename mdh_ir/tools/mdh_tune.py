@@ -6,7 +6,10 @@
 
 Every evaluation is stored in the tuning database (`--db`, default `$MDH_TUNING_DB` or
 `~/.cache/mdh_ir/tuning.sqlite`): a killed run resumes where it stopped, and a later run
-or `mdh_ir.driver.compile_module` reuses the best configuration found. `-o` writes the
+or `mdh_ir.driver.compile_module` reuses the best configuration found. A size never tuned
+starts from what is known of other sizes (the database's and the shipped configurations
+of the same computation, then of similar ones, adapted to these sizes): the summary lists
+these seeds, where each came from and its time here. `-o` writes the
 IR with the best configuration in the op's `config`, so `mdh-opt --lower-to-opencl` and
 `mdh-run` reproduce the tuned program (a configuration the input already has must be
 valid: it is checked like mdh-run checks it, then replaced). An input that no
@@ -65,6 +68,11 @@ def summary(p: Progress) -> str:
     d, b = p.default, p.best
     lines = [f"evaluations: {p.evaluations} ({p.replayed} from the database, {p.failures} failed)"]
     lines.append(f"default: {format_seconds(d.seconds) if d and d.ok else 'failed'}")
+    none = " (nothing known of other sizes or similar computations)"
+    lines.append(f"seeds: {len(p.seeds)}" + ("" if p.seeds else none))
+    for seed, e in p.seeds:
+        here = format_seconds(e.seconds) if e.ok else e.status
+        lines.append(f"  {here}  from {seed} ({format_seconds(seed.seconds)} there)")
     if b is not None:
         lines.append(f"best: {format_seconds(b.seconds)} {b.config}")  # type: ignore[arg-type]
         if d is not None and d.ok:

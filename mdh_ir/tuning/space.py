@@ -20,7 +20,8 @@ its choices depend on earlier draws (optuna requires that), tile sizes get an or
 scale a model can learn, and a local search can move any parameter the same way.
 `trial` is an `optuna.Trial`, a `RandomTrial`, or a technique's own trial.
 `config_params` inverts the mapping: the draws under which `sample_config` gives a
-known configuration (the default), so that a search can start around it.
+known configuration (the default), so that a search can start around it; `space_point`
+maps a configuration made elsewhere (a transferred one) onto the space.
 """
 
 from __future__ import annotations
@@ -116,6 +117,20 @@ def _keys(name: str, order: Sequence[int]) -> dict[str, float]:
 
 def config_params(op: ComputeOp, device: DeviceInfo, cfg: Config) -> dict[str, float] | None:
     """The draws under which `sample_config` gives `cfg`, or None if it cannot."""
+    replayed = _replay(op, device, cfg)
+    return replayed[1] if replayed is not None and replayed[0] == cfg else None
+
+
+def space_point(op: ComputeOp, device: DeviceInfo, cfg: Config) -> Config | None:
+    """The configuration `sample_config` gives under `cfg`'s choices: `cfg` with the
+    choices that cannot change the program (not drawn) set as the space sets them; None
+    if a choice is not one of the space's or the result breaks a rule."""
+    replayed = _replay(op, device, cfg)
+    return None if replayed is None else replayed[0]
+
+
+def _replay(op: ComputeOp, device: DeviceInfo, cfg: Config) -> tuple[Config, dict[str, float]] | None:
+    """`sample_config` under the draws of `cfg`'s choices, and those draws."""
     targets: dict[str, Any] = dict(res_mem=cfg.res_mem[0], combine_layer=cfg.combine_layer)
     targets.update(
         vector_width=cfg.vector_width, unroll=cfg.unroll, prefetch=cfg.prefetch, lcl_pad=cfg.lcl_pad,
@@ -133,10 +148,9 @@ def config_params(op: ComputeOp, device: DeviceInfo, cfg: Config) -> dict[str, f
         targets.update(_keys(f"order_{layer}", order))
     trial = ReplayTrial(targets)
     try:
-        same = sample_config(op, device, trial, cfg) == cfg
+        return sample_config(op, device, trial, cfg), trial.params
     except (ValueError, Infeasible):
         return None
-    return trial.params if same else None
 
 
 def sample_config(op: ComputeOp, device: DeviceInfo, trial: Trial, around: Config | None = None) -> Config:

@@ -1,10 +1,12 @@
 """The tuning loop: search the space of one computation on one device within a budget.
 
 The default configuration is evaluated first, then the best configuration the database
-already knows. The technique starts from the default (`Technique.start_from`), or from
-that best one where it is faster and an earlier tuning's confirmed pick: a continued
-tuning searches around it instead of starting over (a killed run left no confirmed
-pick, so its restart starts where it did). Then the technique proposes draws;
+already knows, then the seeds (`mdh_ir.tuning.transfer`: the best configurations of the
+same computation at other sizes and of similar computations, adapted to these sizes). The
+technique starts from the fastest of the default (`Technique.start_from`), the seeds, and
+the database's best where that is an earlier tuning's confirmed pick: a continued tuning
+searches around it instead of starting over (a killed run left no confirmed pick, so its
+restart starts where it did). Then the technique proposes draws;
 draws that break a rule are never built; every other candidate is looked up in the
 database before it is evaluated. A configuration stored by an earlier run counts as an
 evaluation of this run (with its stored cost) without running again: a killed run,
@@ -42,6 +44,7 @@ from mdh_ir.semantics.reference import find_compute, random_inputs
 from mdh_ir.tuning.evaluate import Evaluator
 from mdh_ir.tuning.search import make_technique
 from mdh_ir.tuning.space import Infeasible, config_params, sample_config
+from mdh_ir.tuning.transfer import Seed, seeds
 
 CONFIRM_ROUNDS = 5
 """Rounds of the final interleaved timing of the best candidate against the default."""
@@ -84,6 +87,9 @@ class Progress:
     elapsed: float = 0.0
     best: Evaluation | None = None
     default: Evaluation | None = None
+    seeds: list[tuple[Seed, Evaluation]] = field(default_factory=list)
+    """The transferred configurations tried before the search, and their results (one
+    already evaluated, such as the default, is not evaluated again)."""
     history: list[tuple[int, float, float | None]] = field(default_factory=list)
     """(evaluations, elapsed seconds, best time so far) after each evaluation, and after
     the final check (`Tuner.confirm`): the last point is the best the run reports."""
@@ -144,12 +150,12 @@ class Tuner:
         if reference is None:
             reference = reference_outputs(self.module, inputs)
         progress = Progress()
-        seen: set[str] = set()
+        seen: dict[str, Evaluation] = {}
         with Evaluator(
             self.module, inputs, reference, self.device, self.repeats, self.timeout, self.worker
         ) as ev:
 
-            def measure(cfg: Config) -> Evaluation:
+            def measure(cfg: Config, technique: str = self.technique.name) -> Evaluation:
                 text = str(cfg.to_attr())
                 stored = self.db.lookup(self.key, self.info.key, text)
                 if stored is not None:
@@ -157,9 +163,9 @@ class Tuner:
                     result = stored
                 else:
                     best = progress.best.seconds if progress.best else None
-                    result = ev.evaluate(cfg, self.technique.name, best)
+                    result = ev.evaluate(cfg, technique, best)
                     self.db.record(self.key, self.info.key, result)
-                seen.add(text)
+                seen[text] = result
                 progress.evaluations += 1
                 progress.elapsed += result.cost
                 progress.failures += not result.ok
@@ -180,6 +186,14 @@ class Tuner:
                     earlier = replayed
                     if not at_origin.ok or replayed.seconds < at_origin.seconds:  # type: ignore[operator]
                         origin, at_origin = known, replayed
+            for seed in seeds(self.op, self.info, self.db):
+                text = str(seed.config.to_attr())
+                if text not in seen and progress.done(budget):
+                    break
+                result = seen[text] if text in seen else measure(seed.config, "transfer")
+                progress.seeds.append((seed, result))
+                if result.ok and (not at_origin.ok or result.seconds < at_origin.seconds):  # type: ignore
+                    origin, at_origin = seed.config, result
             params = config_params(self.op, self.info, origin)
             if at_origin.ok and params is not None:
                 self.technique.start_from(params, at_origin.seconds)  # type: ignore[arg-type]
