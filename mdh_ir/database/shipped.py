@@ -50,10 +50,10 @@ def best_entries(db: Path) -> list[dict]:
     entries = []
     for computation, device in database.tuned():
         best, ir = database.best(computation, device), database.ir(computation)
-        if best is not None and ir is not None:
+        if best is not None:
+            known = describe(parse_computation(ir)) if ir is not None else {}  # no IR: no transfer keys
             entries.append(
-                dict(computation=computation, device=device, config=best.config, seconds=best.seconds)
-                | describe(parse_computation(ir))
+                dict(computation=computation, device=device, config=best.config, seconds=best.seconds) | known
             )
     return entries
 

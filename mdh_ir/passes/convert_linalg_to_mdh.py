@@ -515,5 +515,7 @@ class ConvertLinalgToMDH(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         PatternRewriteWalker(LinalgToMDH(), apply_recursively=False).rewrite_module(op)
         for o in op.walk():
-            if o.name.startswith("linalg.") and _filled(o) is None:
+            inside = o.parent_op()
+            nested = inside is not None and inside.name.startswith("linalg.")  # a fill's yield
+            if o.name.startswith("linalg.") and not nested and _filled(o) is None:
                 raise _refuse(o, "the pass has no rule for it")

@@ -2,5 +2,6 @@
 // EXPECT: expected one mdh.compute in the module, found 0
 // EXPECT-OPT: ok
 // EXPECT-LOWER: ok
+// EXPECT-RUN: the module holds no mdh.compute
 builtin.module {
 }

@@ -1,7 +1,8 @@
-// Two mdh.compute ops: mdh-run and mdh-tune run exactly one.
-// EXPECT: 16:3: expected one mdh.compute in the module, found 2
+// Two mdh.compute ops: mdh-run runs both in turn; mdh-tune tunes exactly one.
+// EXPECT: 17:3: expected one mdh.compute in the module, found 2
 // EXPECT-OPT: ok
 // EXPECT-LOWER: ok
+// EXPECT-RUN: ok
 func.func @mul(%a: f32, %b: f32) -> f32 {
   %r = arith.mulf %a, %b : f32
   func.return %r : f32
