@@ -11,6 +11,15 @@ not UTF-8 from its first byte, in `<file>.expect`):
 A diagnostic expectation is `LINE:COL: ` (or `*:*: ` for any location, or nothing where
 there is no location) followed by the start of the message.
 
+A file can give a tool more arguments (bad options), and come with a tuning database
+(bad databases, `<file>.db`, used as `$MDH_TUNING_DB` and as mdh-tune's `--db`):
+
+    // ARGS-RUN: --repeats 0                          appended to mdh-run's arguments
+    // EXPECT-TUNE: DB: not a tuning database ...     the diagnostic names the database
+    // WARNING-RUN: DB: tuning database not used: ... a tool that succeeds warns once
+
+A tool that fails must leave such a database as it was.
+
 A file whose outcome depends on the device's limits says what it needs, and its messages
 name the limit as a field of the device model (`mdh_ir.device.DeviceInfo`):
 
@@ -40,6 +49,7 @@ from __future__ import annotations
 import contextlib
 import io
 import re
+import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -67,6 +77,17 @@ class Outcome:
 
 
 def arguments(tool: str, path: Path, tmp: Path) -> list[str]:
+    extra = re.search(rf"^// ARGS-{tool.upper()}: (.*)$", text_of(path), re.M)
+    return _arguments(tool, path, tmp) + (extra.group(1).split() if extra else [])
+
+
+def database_of(path: Path) -> Path | None:
+    """The tuning database the file comes with, if any."""
+    db = path.with_name(path.name + ".db")
+    return db if db.exists() else None
+
+
+def _arguments(tool: str, path: Path, tmp: Path) -> list[str]:
     return {
         "opt": [str(path)],
         "lower": ["--lower-to-opencl", str(path), "-o", str(tmp / "lowered.cl")],
@@ -122,6 +143,12 @@ def needs(path: Path) -> dict[str, int]:
     return {name: int(value) for name, value in pairs}
 
 
+def warnings_of(path: Path) -> dict[str, str]:
+    """Per tool: the warning it must print once while succeeding."""
+    found = re.findall(r"^// WARNING-(OPT|LOWER|RUN|TUNE): (.*)$", text_of(path), re.M)
+    return {tool.lower(): message.strip() for tool, message in found}
+
+
 def expectations(path: Path, models: dict[str, DeviceInfo]) -> dict[str, str]:
     """Per tool: "ok" or the expected diagnostic ("LINE:COL: message start")."""
     found: dict[str, str] = {}
@@ -140,33 +167,52 @@ def expectations(path: Path, models: dict[str, DeviceInfo]) -> dict[str, str]:
     return expected
 
 
+def one_line(label: str, line: str, path: Path, tmp: Path, expected: str, kind: str) -> None:
+    """`line` is the diagnostic `expected` (module docstring) of kind error or warning."""
+    if expected.startswith("DB: "):
+        pattern = re.escape(str(tmp / "tuning.sqlite")) + f": {kind}: " + re.escape(expected[4:])
+    else:
+        m = re.fullmatch(r"(?:(\d+|\*):(\d+|\*): )?(.*)", expected)
+        assert m is not None
+        where = "" if m.group(1) is None else r":\d+:\d+" if m.group(1) == "*" else f":{m.group(1)}:{m.group(2)}"
+        pattern = re.escape(str(path)) + where + f": {kind}: " + re.escape(m.group(3))
+    assert re.match(pattern, line), f"{label}:\n  got      {line}\n  expected {pattern}"
+
+
 def check(tool: str, path: Path, tmp: Path, outcome: Outcome, expected: str) -> None:
     label = f"{tool} on {path}"
     assert "Traceback" not in outcome.stderr + outcome.stdout, f"{label}:\n{outcome.stderr}"
+    lines = outcome.stderr.splitlines()
     if expected == "ok":
         assert outcome.code == 0, f"{label}: expected success, got\n{outcome.stderr}"
+        if (warning := warnings_of(path).get(tool)) is not None:
+            assert len(lines) == 1, f"{label}: expected one warning line, got\n{outcome.stderr}"
+            one_line(label, lines[0], path, tmp, warning, "warning")
         return
-    lines = outcome.stderr.splitlines()
     assert outcome.code == 1, f"{label}: exit status {outcome.code}\n{outcome.stderr}"
     assert len(lines) == 1, f"{label}: expected one diagnostic line, got\n{outcome.stderr}"
-    m = re.fullmatch(r"(?:(\d+|\*):(\d+|\*): )?(.*)", expected)
-    assert m is not None
-    where = "" if m.group(1) is None else r":\d+:\d+" if m.group(1) == "*" else f":{m.group(1)}:{m.group(2)}"
-    pattern = re.escape(str(path)) + where + ": error: " + re.escape(m.group(3))
-    assert re.match(pattern, lines[0]), f"{label}:\n  got      {lines[0]}\n  expected {pattern}"
+    one_line(label, lines[0], path, tmp, expected, "error")
     if tool in ("opt", "lower"):
         assert outcome.stdout == "", f"{label}: printed output on failure"
     assert not (tmp / "lowered.cl").exists(), f"{label}: wrote the -o file on failure"
     assert (tmp / "tuned.mlir").read_text() == SENTINEL, f"{label}: wrote the -o file on failure"
-    assert not (tmp / "tuning.sqlite").exists(), f"{label}: created the tuning database"
+    if (db := database_of(path)) is not None:
+        assert (tmp / "tuning.sqlite").read_bytes() == db.read_bytes(), f"{label}: changed the database"
+    else:
+        assert not (tmp / "tuning.sqlite").exists(), f"{label}: created the tuning database"
 
 
 def run_tools(path: Path, tmp: Path, runner, tools=TOOLS) -> None:
     expected = expectations(path, models())
+    db = database_of(path)
     for tool in tools:
         (tmp / "lowered.cl").unlink(missing_ok=True)
         (tmp / "tuned.mlir").write_text(SENTINEL)
-        outcome = runner(tool, arguments(tool, path, tmp))
+        with pytest.MonkeyPatch.context() as mp:
+            if db is not None:
+                shutil.copyfile(db, tmp / "tuning.sqlite")
+                mp.setenv("MDH_TUNING_DB", str(tmp / "tuning.sqlite"))
+            outcome = runner(tool, arguments(tool, path, tmp))
         check(tool, path, tmp, outcome, expected[tool])
 
 
@@ -174,7 +220,7 @@ def test_corpus_size_and_categories() -> None:
     categories = {p.parent.name for p in FILES}
     assert len(FILES) >= 60, f"only {len(FILES)} corpus files"
     assert {"syntax", "truncated", "encoding", "empty", "garbage", "dialect", "views",
-            "functions", "types", "sizes", "config", "rules"} <= categories  # fmt: skip
+            "functions", "types", "sizes", "config", "rules", "options", "database"} <= categories  # fmt: skip
 
 
 DEVICE_RULES = {"wg-combine": "tests/test_runtime.py::test_last_work_group_needs_fences_across_work_groups"}

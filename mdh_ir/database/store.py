@@ -10,6 +10,17 @@ A time measured in turns with the default when tuning ends is marked `confirmed`
 best configuration is the fastest confirmed one (a single flattering time of a
 candidate never timed again does not outrank it), else the fastest of all.
 
+A failure is stored with its cause (its status) and the run's options (time limit,
+repeats). One whose cause is the configuration (`LASTING`: a wrong result, a build error,
+a broken rule) is replayed by later runs; one whose cause was the run's options or the
+machine's state (a timeout, a run stopped as slow, a crashed worker, an error) is
+evaluated again by a later run, which replaces it.
+
+The file is only a cache, and it is checked before it is used: a file that is not an
+SQLite database, is damaged, holds other tables, or was written by a newer schema raises
+`DatabaseError` naming the file, before anything is written to it. Its schema version is
+SQLite's `user_version` (`SCHEMA_VERSION`); a file of an older version is migrated.
+
 The default file is `$MDH_TUNING_DB`, else `~/.cache/mdh_ir/tuning.sqlite`. The tuner
 writes it (`mdh_ir.tuning`); the compile driver reads its best configurations
 (`best_config`, `mdh_ir.driver.choose`).
@@ -36,7 +47,8 @@ from xdsl.traits import SymbolTable
 
 from mdh_ir.schedule.config import Config
 from mdh_ir.device import DeviceInfo
-from mdh_ir.dialects.mdh import MDH, ComputeOp
+from mdh_ir.dialects.mdh import MDH, ComputeOp, ConfigAttr
+from mdh_ir.errors import ConfigError
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS computations (key TEXT PRIMARY KEY, ir TEXT NOT NULL);
@@ -53,6 +65,7 @@ CREATE TABLE IF NOT EXISTS evaluations (
     technique TEXT NOT NULL,
     created REAL NOT NULL,
     confirmed INTEGER NOT NULL DEFAULT 0,
+    options TEXT NOT NULL DEFAULT '{}',
     UNIQUE (computation, device, config)
 );
 CREATE INDEX IF NOT EXISTS best ON evaluations (computation, device, status, seconds);
@@ -64,6 +77,27 @@ OK = "ok"
 (refused by a constraint), `timeout`, `slow` (stopped: its runs took longer than a
 candidate `evaluate.CUTOFF` times slower than the best could), `crash` (the evaluating
 process died), `error`."""
+LASTING = (OK, "wrong", "build", "rule")
+"""Statuses caused by the configuration itself: later runs replay them. The others were
+caused by the run's options or the machine's state: later runs evaluate again."""
+SCHEMA_VERSION = 1
+"""Version 0: no version recorded (without the `confirmed` and `options` columns)."""
+COLUMNS = {
+    "computations": {"key", "ir"},
+    "evaluations": {"id", "computation", "device", "config", "status", "seconds", "times",
+                    "message", "cost", "technique", "created"},
+}  # fmt: skip
+"""The tables and the columns every version has."""
+ADDED = {"confirmed": "INTEGER NOT NULL DEFAULT 0", "options": "TEXT NOT NULL DEFAULT '{}'"}
+"""Columns of `evaluations` added since version 0, migrated in place."""
+
+
+class DatabaseError(Exception):
+    """A tuning database file that cannot be used; the message names the file."""
+
+    def __init__(self, path: Path | str, reason: str):
+        super().__init__(f"{path}: {reason}")
+        self.path, self.reason = str(path), reason
 
 
 def default_path() -> Path:
@@ -133,7 +167,7 @@ def parse_computation(ir: str) -> ComputeOp:
     return next(op for op in module.walk() if isinstance(op, ComputeOp))
 
 
-_COLUMNS = "config, status, seconds, times, message, cost, technique, confirmed"
+_COLUMNS = "config, status, seconds, times, message, cost, technique, confirmed, options"
 """The columns of an `Evaluation`, in its fields' order."""
 
 
@@ -149,26 +183,68 @@ class Evaluation:
     technique: str = ""
     confirmed: bool = False
     """Its time was measured in turns with the default (`Database.confirm`)."""
+    options: dict = field(default_factory=dict)
+    """The run's options it was evaluated under (`timeout`, `repeats`)."""
 
     @property
     def ok(self) -> bool:
         return self.status == OK
 
+    @property
+    def lasting(self) -> bool:
+        """Whether later runs replay it (`LASTING`) instead of evaluating again."""
+        return self.status in LASTING
+
 
 class Database:
     def __init__(self, path: Path | str = ":memory:"):
-        if str(path) != ":memory:":
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-        self.conn = sqlite3.connect(str(path), timeout=60, isolation_level=None)
-        self.conn.execute("PRAGMA busy_timeout = 60000")
-        if str(path) != ":memory:":
-            self.conn.execute("PRAGMA journal_mode = WAL")
-        self.conn.executescript(SCHEMA)
-        columns = [row[1] for row in self.conn.execute("PRAGMA table_info(evaluations)")]
-        if "confirmed" not in columns:  # a database written before the column existed
-            self.conn.execute(
-                "ALTER TABLE evaluations ADD COLUMN confirmed INTEGER NOT NULL DEFAULT 0"
+        """Open (or create) the database at `path`; `DatabaseError` if the file is not
+        one this schema can use (module docstring), before anything is written."""
+        self.path = str(path)
+        try:
+            if self.path != ":memory:":
+                Path(path).parent.mkdir(parents=True, exist_ok=True)
+            self.conn = sqlite3.connect(self.path, timeout=60, isolation_level=None)
+            self.conn.execute("PRAGMA busy_timeout = 60000")
+            version = self._check()
+            if self.path != ":memory:":
+                self.conn.execute("PRAGMA journal_mode = WAL")
+            self.conn.executescript(SCHEMA)
+            if version < SCHEMA_VERSION:
+                self._migrate()
+        except (sqlite3.Error, OSError) as e:
+            raise DatabaseError(path, f"unusable SQLite file ({e})") from None
+
+    def _check(self) -> int:
+        """The file's schema version; `DatabaseError` for a file of another kind or schema,
+        or a damaged one."""
+        tables = dict(self.conn.execute("SELECT name, type FROM sqlite_master WHERE type = 'table'").fetchall())
+        version = self.conn.execute("PRAGMA user_version").fetchone()[0]
+        foreign = sorted(set(tables) - set(COLUMNS))
+        if foreign:
+            raise DatabaseError(self.path, f"not a tuning database (it holds tables {', '.join(foreign)})")
+        for table, needed in COLUMNS.items():
+            columns = {row[1] for row in self.conn.execute(f"PRAGMA table_info({table})")}
+            if table in tables and not needed <= columns:
+                missing = ", ".join(sorted(needed - columns))
+                raise DatabaseError(self.path, f"not a tuning database (table {table} lacks {missing})")
+        if version > SCHEMA_VERSION:
+            raise DatabaseError(
+                self.path, f"written by a newer mdh_ir (schema {version}; this one reads up to {SCHEMA_VERSION})"
             )
+        damage = self.conn.execute("PRAGMA quick_check(1)").fetchone()[0]
+        if damage != "ok":
+            raise DatabaseError(self.path, f"the database is damaged ({damage})")
+        return version
+
+    def _migrate(self) -> None:
+        """Bring a database of an older schema version to `SCHEMA_VERSION`."""
+        with self.conn:
+            columns = {row[1] for row in self.conn.execute("PRAGMA table_info(evaluations)")}
+            for name, declaration in ADDED.items():
+                if name not in columns:
+                    self.conn.execute(f"ALTER TABLE evaluations ADD COLUMN {name} {declaration}")
+            self.conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     def add_computation(self, op: ComputeOp) -> str:
         key = computation_key(op)
@@ -187,13 +263,21 @@ class Database:
         return _evaluation(row) if row else None
 
     def record(self, computation: str, device: str, e: Evaluation) -> None:
+        """Store `e`, replacing a stored failure that is not `lasting`; a lasting
+        evaluation already stored (by a concurrent run) is kept."""
+        lasting = ", ".join(f"'{s}'" for s in LASTING)
         with self.conn:
             self.conn.execute(
-                "INSERT OR IGNORE INTO evaluations (computation, device, config, status,"
-                " seconds, times, message, cost, technique, created)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO evaluations (computation, device, config, status,"
+                " seconds, times, message, cost, technique, created, options)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                " ON CONFLICT (computation, device, config) DO UPDATE SET"
+                " status = excluded.status, seconds = excluded.seconds, times = excluded.times,"
+                " message = excluded.message, cost = excluded.cost, technique = excluded.technique,"
+                " created = excluded.created, options = excluded.options, confirmed = 0"
+                f" WHERE evaluations.status NOT IN ({lasting})",
                 (computation, device, e.config, e.status, e.seconds, json.dumps(e.times),
-                 e.message, e.cost, e.technique, time.time()),
+                 e.message, e.cost, e.technique, time.time(), json.dumps(e.options)),
             )  # fmt: skip
 
     def confirm(self, computation: str, device: str, config: str, seconds: float) -> None:
@@ -243,14 +327,26 @@ class Database:
 
 
 def _evaluation(row) -> Evaluation:
-    config, status, seconds, times, message, cost, technique, confirmed = row
-    return Evaluation(config, status, seconds, json.loads(times), message, cost, technique, bool(confirmed))
+    config, status, seconds, times, message, cost, technique, confirmed, options = row
+    return Evaluation(
+        config, status, seconds, json.loads(times), message, cost, technique, bool(confirmed), json.loads(options)
+    )
 
 
 def best_config(db: Database, op: ComputeOp, info: DeviceInfo) -> Config | None:
-    """The fastest correct configuration known for `op` on the device, if any."""
-    best = db.best(computation_key(op), info.key)
-    return None if best is None else parse_config(best.config, op)
+    """The fastest correct configuration known for `op` on the device, if any;
+    `DatabaseError` if the database cannot be read or its pick does not parse."""
+    try:
+        best = db.best(computation_key(op), info.key)
+    except (sqlite3.Error, ValueError) as e:
+        raise DatabaseError(db.path, f"unreadable ({e})") from None
+    if best is None:
+        return None
+    try:
+        return parse_config(best.config, op)
+    except Exception as e:  # noqa: BLE001 - any text can be stored
+        reason = " ".join(str(e).split()) or type(e).__name__
+        raise DatabaseError(db.path, f"stored configuration '{best.config[:80]}' does not parse: {reason}") from None
 
 
 def parse_config(text: str, op: ComputeOp) -> Config:
@@ -258,4 +354,6 @@ def parse_config(text: str, op: ComputeOp) -> Config:
     ctx = Context()
     ctx.load_dialect(MDH)
     attr = Parser(ctx, text).parse_attribute()
-    return Config(**Config.from_attr(attr, op))  # type: ignore[arg-type]
+    if not isinstance(attr, ConfigAttr):
+        raise ConfigError(f"not an #mdh.config: {text[:80]}")
+    return Config.complete(Config.from_attr(attr, op))

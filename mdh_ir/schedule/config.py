@@ -65,10 +65,15 @@ class Config:
         """The complete configuration of `op` (run `mdh-default-config` first)."""
         if op.config is None:
             raise ConfigError("the op has no configuration (run mdh-default-config)")
-        entries = Config.from_attr(op.config, op)
+        return Config.complete(Config.from_attr(op.config, op), " (run mdh-default-config)")
+
+    @staticmethod
+    def complete(entries: dict[str, Any], hint: str = "") -> Config:
+        """The configuration of `entries` (`from_attr`); `ConfigError` naming the keys
+        missing."""
         missing = [k for k in Config.keys() if k not in entries and k not in _OPTIONAL]
         if missing:
-            raise ConfigError(f"missing key {', '.join(missing)} (run mdh-default-config)")
+            raise ConfigError(f"missing key {', '.join(missing)}{hint}")
         return Config(**entries)
 
     def to_attr(self) -> ConfigAttr:

@@ -3,11 +3,16 @@
 `LocatingParser` records where every op starts, so an error found later (by the
 verifier or a pass) can point at the op's line. `load_module` parses and verifies a
 file; `diagnose` turns any exception into the one line the tools print (control
-characters escaped, an overlong message shortened in the middle).
+characters escaped, an overlong message shortened in the middle); `one_line_warnings`
+prints each warning (a tuning database passed over) as one line, once.
 """
 
 from __future__ import annotations
 
+import contextlib
+import sys
+import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -160,3 +165,17 @@ def diagnose(exc: BaseException, input_name: str) -> Diagnostic:
     if isinstance(exc, RecursionError):
         return Diagnostic(input_name, TOO_DEEP)
     return Diagnostic(input_name, str(exc) or type(exc).__name__)
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    print(" ".join(str(message).split()), file=file or sys.stderr)
+
+
+@contextlib.contextmanager
+def one_line_warnings() -> Iterator[None]:
+    """Within: each warning printed once, as its message alone on one line of stderr
+    (the library's warnings name their subject: `FILE: warning: ...`)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("default")
+        warnings.showwarning = _show_warning
+        yield

@@ -32,7 +32,7 @@ from mdh_ir.semantics.compare import compare, reduces
 from mdh_ir.errors import MDHError
 from mdh_ir.semantics.host import evaluate_host, host_function, random_arguments
 from mdh_ir.tools.context import make_context
-from mdh_ir.tools.diagnostics import diagnose, load_module, the_compute
+from mdh_ir.tools.diagnostics import diagnose, load_module, one_line_warnings, the_compute
 
 
 def apply_config_option(op: ComputeOp, text: str) -> None:
@@ -53,6 +53,8 @@ def format_seconds(t: float) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.repeats <= 0:
+        raise ValueError(f"--repeats {args.repeats}: expected a positive number of runs")
     with open(args.input, "rb") as f:
         module = load_module(make_context(), f.read(), args.input)
     if args.config:
@@ -66,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
         print(program.source)
     configured = program.module
     inputs = random_arguments(host_function(configured), np.random.default_rng(args.seed))
-    outputs, times = program.run(inputs, repeats=max(1, args.repeats))
+    outputs, times = program.run(inputs, repeats=args.repeats)
     reference = evaluate_host(configured, inputs, promote=reduces(configured))
     result = compare(configured, inputs, outputs, reference)
     print(f"check: {'ok' if result.ok else 'WRONG'} ({result.message})")
@@ -88,7 +90,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--print-source", action="store_true", help="print the OpenCL program")
     args = parser.parse_args(argv)
     try:
-        sys.exit(run(args))
+        with one_line_warnings():
+            sys.exit(run(args))
     except BuildError as e:
         first = next((line for line in e.log.splitlines() if "error" in line), e.log.strip()[:200])
         print(f"{args.input}: error: OpenCL build failed: {first}", file=sys.stderr)

@@ -18,6 +18,9 @@ refused before anything is allocated or built. `--compare` runs several techniqu
 with the same budget and seed from a fresh (in-memory) database, so that none starts
 from another's results, and plots their best-so-far curves; it neither reads nor writes
 `--db`. A plot's last point is the best its run reports (after the final check).
+`--timeout` and `--repeats` must be positive, and a database file that is not a tuning
+database (or is damaged, or of a newer schema) is refused, naming the file, before
+anything is evaluated or written.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ import sys
 from pathlib import Path
 
 from mdh_ir.schedule.constraints import input_violations, violations
-from mdh_ir.database.store import Database, default_path
+from mdh_ir.database.store import Database, DatabaseError, default_path
 from mdh_ir.schedule.default_config import complete_config
 from mdh_ir.dialects.mdh import ComputeOp
 from mdh_ir.errors import MDHError
@@ -67,7 +70,7 @@ class ProgressBar:
 def summary(p: Progress) -> str:
     d, b = p.default, p.best
     lines = [f"evaluations: {p.evaluations} ({p.replayed} from the database, {p.failures} failed)"]
-    lines.append(f"default: {format_seconds(d.seconds) if d and d.ok else 'failed'}")
+    lines.append(f"default: {format_seconds(d.seconds) if d and d.ok else f'failed ({d.status})' if d else 'failed'}")
     none = " (nothing known of other sizes or similar computations)"
     lines.append(f"seeds: {len(p.seeds)}" + ("" if p.seeds else none))
     for seed, e in p.seeds:
@@ -117,7 +120,16 @@ def check_input(op: ComputeOp, device: str | None) -> None:
         raise MDHError(f'mdh.compute "{op.comp_name.data}": {found[0]}', op)
 
 
+def check_options(args: argparse.Namespace) -> None:
+    """Refuse options no run can use (`ValueError` naming the option)."""
+    if not 0 < args.timeout < float("inf"):
+        raise ValueError(f"--timeout {args.timeout:g}: expected a positive number of seconds")
+    if args.repeats <= 0:
+        raise ValueError(f"--repeats {args.repeats}: expected a positive number of runs")
+
+
 def run(args: argparse.Namespace) -> int:
+    check_options(args)
     with open(args.input, "rb") as f:
         module = load_module(make_context(), f.read(), args.input)
     op = the_compute(module)
@@ -176,6 +188,8 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"--compare: techniques are {', '.join(TECHNIQUES)}")
     try:
         sys.exit(run(args))
+    except DatabaseError as e:
+        print(f"{e.path}: error: {e.reason}; move it aside or pass another --db", file=sys.stderr)
     except OSError as e:
         print(f"{args.input}: error: {e.strerror}: {e.filename}", file=sys.stderr)
     except Exception as e:  # noqa: BLE001 - every failure is one diagnostic

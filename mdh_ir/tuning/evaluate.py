@@ -162,7 +162,8 @@ class Evaluator:
             self._stop()
             status, seconds, times, message = "crash", None, [], f"worker exited with {code}"
         cost = time.perf_counter() - start
-        return Evaluation(text, status, seconds, times, message, cost, technique)
+        options = {"timeout": self.timeout, "repeats": self.repeats}
+        return Evaluation(text, status, seconds, times, message, cost, technique, options=options)
 
     def _reply(self, start: float, best: float | None) -> tuple:
         """The worker's result, or a `timeout` or `slow` failure once it is stopped."""

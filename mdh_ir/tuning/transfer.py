@@ -16,7 +16,8 @@ left to one work-group stays so (no partial results across work-groups).
 Then the rules a configuration still breaks are repaired (`legalize`: caches dropped,
 vectors narrowed, work-groups shrunk), and the result is mapped onto the search space
 (`space.space_point`) so a search can start around it. A configuration that cannot be
-repaired is not a seed.
+repaired is not a seed, nor is a stored computation or configuration that does not
+parse (a damaged row of the database).
 """
 
 from __future__ import annotations
@@ -73,7 +74,10 @@ def seeds(op: ComputeOp, info: DeviceInfo, db: Database | None, limit: int = MAX
     found: list[Seed] = []
     texts: set[str] = set()
     for known in _known(op, info, db):
-        cfg = adapt(parse_config(known.config, op), known.sizes, op, info)
+        try:
+            cfg = adapt(parse_config(known.config, op), known.sizes, op, info)
+        except Exception:  # noqa: BLE001 - a damaged row is no seed
+            continue
         if cfg is None or (text := str(cfg.to_attr())) in texts:
             continue
         texts.add(text)
@@ -99,8 +103,13 @@ def _known(op: ComputeOp, info: DeviceInfo, db: Database | None) -> list[_Known]
     if db is not None:
         for key, ir in db.computations(info.key):
             best = db.best(key, info.key)
-            if best is not None and best.seconds is not None:
-                add("database", describe(parse_computation(ir)), best.config, best.seconds)
+            if best is None or best.seconds is None:
+                continue
+            try:
+                keys = describe(parse_computation(ir))
+            except Exception:  # noqa: BLE001 - a damaged row is no seed
+                continue
+            add("database", keys, best.config, best.seconds)
     model = info.key.rsplit("|", 1)[0]
     for e in shipped.load():
         if "family" in e and e["device"].rsplit("|", 1)[0] == model:

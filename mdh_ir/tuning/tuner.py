@@ -11,7 +11,9 @@ draws that break a rule are never built; every other candidate is looked up in t
 database before it is evaluated. A configuration stored by an earlier run counts as an
 evaluation of this run (with its stored cost) without running again: a killed run,
 restarted with the same seed and technique, replays its stored evaluations in moments
-and goes on where it stopped, and duplicates are never measured twice.
+and goes on where it stopped, and duplicates are never measured twice. Only failures
+caused by the configuration are replayed (`Evaluation.lasting`); one caused by the
+earlier run's options or the machine's state (a timeout, a crash) is evaluated again.
 
 When the search ends, its best candidate, the default and an earlier tuning's pick are
 timed again in turns (`CONFIRM_ROUNDS` rounds) and their stored times become the
@@ -158,7 +160,7 @@ class Tuner:
             def measure(cfg: Config, technique: str = self.technique.name) -> Evaluation:
                 text = str(cfg.to_attr())
                 stored = self.db.lookup(self.key, self.info.key, text)
-                if stored is not None:
+                if stored is not None and stored.lasting:
                     progress.replayed += 1
                     result = stored
                 else:
