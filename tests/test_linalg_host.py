@@ -149,7 +149,7 @@ def test_mdh_run_checks_a_chain_written_into_an_argument(tmp_path):
     r = mdh_run(tmp_path, CHAIN_INTO_ARGUMENT)
     assert r.returncode == 0, r.stderr
     lines = r.stdout.splitlines()
-    assert [line.split(":")[0] for line in lines[1:3]] == ['config "chain"', 'config "chain"']
+    assert [line.split(":")[0] for line in lines[1:3]] == ['config "chain"', 'config "chain_1"']
     assert lines[3].startswith("check: ok")
 
 
@@ -157,3 +157,18 @@ def test_mdh_run_checks_a_tensor_function(tmp_path):
     r = mdh_run(tmp_path, TENSOR_MATMUL)
     assert r.returncode == 0, r.stderr
     assert "check: ok" in r.stdout
+
+
+FILL_ARGUMENT = """
+func.func @fill(%o: memref<4x6xf32>) {
+  %v = arith.constant 2.5 : f32
+  linalg.fill ins(%v : f32) outs(%o : memref<4x6xf32>)
+  func.return
+}
+"""
+
+
+def test_a_fill_of_an_argument_is_a_computation_of_its_own():
+    (o,) = arrays((4, 6))
+    (got,) = compiled(FILL_ARGUMENT)(o)
+    np.testing.assert_array_equal(got, np.full((4, 6), 2.5, np.float32))

@@ -30,6 +30,8 @@ becomes `mdh.compute` with the input maps as `inp_view`, the output maps as `out
 - an op without reductions may read its outputs, which then become inputs;
 - scalar operands are constants, inlined into the scalar function; a 0-d op runs on one
   dimension of size 1;
+- a fill of a memref that no op dropped (one of an argument, one whose buffer an
+  elementwise op reads) is a computation of its own, after the others converted;
 - operands are memrefs (identity layout) or tensors, of static shapes and element types
   f32, f64, i32 or i64. A memref output allocated by `memref.alloc` and only used after
   the op is replaced by the result (functions then return it: the host shape that
@@ -323,14 +325,20 @@ def _slice(v: SSAValue, body: Block) -> set[Operation]:
 
 
 def _host(op: Operation) -> tuple[str, Operation]:
-    """The name of the function holding `op`, and `op`'s ancestor at module level."""
+    """A computation name for `op` — its function's name, then `_1`, `_2`, ... for the
+    function's further computations — and `op`'s ancestor at module level."""
     name, top = "linalg", op
     while not isinstance(parent := top.parent_op(), ModuleOp):
         assert parent is not None, "linalg ops convert inside a module"
         top = parent
         if isinstance(top, func.FuncOp) and name == "linalg":
             name = top.sym_name.data
-    return name, top
+    taken = {o.comp_name.data for o in top.walk() if isinstance(o, ComputeOp)}
+    unique, k = name, 0
+    while unique in taken:
+        k += 1
+        unique = f"{name}_{k}"
+    return unique, top
 
 
 def _as_buffer(v: SSAValue) -> tuple[Operation | None, SSAValue]:
@@ -437,11 +445,18 @@ def _parts(loops: _Loops) -> _Parts:
     return parts
 
 
+@dataclass
 class LinalgToMDH(RewritePattern):
-    """One linalg op into `mdh.compute` (see the module docstring)."""
+    """One linalg op into `mdh.compute` (see the module docstring); with `fills`, only the
+    fills of memrefs (those left after the other ops took theirs)."""
+
+    fills: bool = False
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if _filled(op) is not None or (loops := _loops(op)) is None:
+        filled = _filled(op) is not None
+        if self.fills and not (filled and isinstance(op.operands[-1].type, MemRefType)):
+            return
+        if (filled and not self.fills) or (loops := _loops(op)) is None:
             return
         kinds = loops.kinds
         if set(kinds) - {"parallel", "reduction", "unit"}:
@@ -513,7 +528,9 @@ class ConvertLinalgToMDH(ModulePass):
     name = "convert-linalg-to-mdh"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(LinalgToMDH(), apply_recursively=False).rewrite_module(op)
+        for fills in (False, True):
+            walker = PatternRewriteWalker(LinalgToMDH(fills), apply_recursively=False)
+            walker.rewrite_module(op)
         for o in op.walk():
             inside = o.parent_op()
             nested = inside is not None and inside.name.startswith("linalg.")  # a fill's yield
