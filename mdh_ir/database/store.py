@@ -8,7 +8,8 @@ transaction, so a process killed mid-write leaves the database consistent; sever
 processes may share one file (WAL journal, busy timeout, insert-or-ignore on the key).
 A time measured in turns with the default when tuning ends is marked `confirmed`; the
 best configuration is the fastest confirmed one (a single flattering time of a
-candidate never timed again does not outrank it), else the fastest of all.
+candidate never timed again does not outrank it), else the fastest of all. Each
+evaluation keeps where its cost went, in seconds per phase (JSON, `phases`).
 
 The default file is `$MDH_TUNING_DB`, else `~/.cache/mdh_ir/tuning.sqlite`. The tuner
 writes it (`mdh_ir.tuning`); the compile driver reads its best configurations
@@ -53,10 +54,13 @@ CREATE TABLE IF NOT EXISTS evaluations (
     technique TEXT NOT NULL,
     created REAL NOT NULL,
     confirmed INTEGER NOT NULL DEFAULT 0,
+    phases TEXT NOT NULL DEFAULT '{}',
     UNIQUE (computation, device, config)
 );
 CREATE INDEX IF NOT EXISTS best ON evaluations (computation, device, status, seconds);
 """
+ADDED_COLUMNS = {"confirmed": "INTEGER NOT NULL DEFAULT 0", "phases": "TEXT NOT NULL DEFAULT '{}'"}
+"""Columns added to `evaluations` after its first version: an older database gets them."""
 
 OK = "ok"
 """Status of a correct, timed evaluation; every other status is a failure:
@@ -133,7 +137,7 @@ def parse_computation(ir: str) -> ComputeOp:
     return next(op for op in module.walk() if isinstance(op, ComputeOp))
 
 
-_COLUMNS = "config, status, seconds, times, message, cost, technique, confirmed"
+_COLUMNS = "config, status, seconds, times, message, cost, technique, confirmed, phases"
 """The columns of an `Evaluation`, in its fields' order."""
 
 
@@ -149,6 +153,8 @@ class Evaluation:
     technique: str = ""
     confirmed: bool = False
     """Its time was measured in turns with the default (`Database.confirm`)."""
+    phases: dict[str, float] = field(default_factory=dict)
+    """Where its `cost` went: wall seconds per phase (`mdh_ir.tuning.evaluate`)."""
 
     @property
     def ok(self) -> bool:
@@ -165,10 +171,9 @@ class Database:
             self.conn.execute("PRAGMA journal_mode = WAL")
         self.conn.executescript(SCHEMA)
         columns = [row[1] for row in self.conn.execute("PRAGMA table_info(evaluations)")]
-        if "confirmed" not in columns:  # a database written before the column existed
-            self.conn.execute(
-                "ALTER TABLE evaluations ADD COLUMN confirmed INTEGER NOT NULL DEFAULT 0"
-            )
+        for column, definition in ADDED_COLUMNS.items():
+            if column not in columns:  # a database written before the column existed
+                self.conn.execute(f"ALTER TABLE evaluations ADD COLUMN {column} {definition}")
 
     def add_computation(self, op: ComputeOp) -> str:
         key = computation_key(op)
@@ -190,10 +195,10 @@ class Database:
         with self.conn:
             self.conn.execute(
                 "INSERT OR IGNORE INTO evaluations (computation, device, config, status,"
-                " seconds, times, message, cost, technique, created)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                " seconds, times, message, cost, technique, created, phases)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (computation, device, e.config, e.status, e.seconds, json.dumps(e.times),
-                 e.message, e.cost, e.technique, time.time()),
+                 e.message, e.cost, e.technique, time.time(), json.dumps(e.phases)),
             )  # fmt: skip
 
     def confirm(self, computation: str, device: str, config: str, seconds: float) -> None:
@@ -243,8 +248,10 @@ class Database:
 
 
 def _evaluation(row) -> Evaluation:
-    config, status, seconds, times, message, cost, technique, confirmed = row
-    return Evaluation(config, status, seconds, json.loads(times), message, cost, technique, bool(confirmed))
+    config, status, seconds, times, message, cost, technique, confirmed, phases = row
+    return Evaluation(
+        config, status, seconds, json.loads(times), message, cost, technique, bool(confirmed), json.loads(phases)
+    )
 
 
 def best_config(db: Database, op: ComputeOp, info: DeviceInfo) -> Config | None:
