@@ -24,8 +24,8 @@ class WrongProgram:
     def upload(self, inputs):
         return self.program.upload(inputs)
 
-    def run(self, inputs, repeats=1, flush_bytes=0):
-        outputs, times = self.program.run(inputs, repeats, flush_bytes)
+    def run(self, inputs, repeats=1, flush_bytes=0, stopwatch=None):
+        outputs, times = self.program.run(inputs, repeats, flush_bytes, stopwatch)
         return [o + 1 for o in outputs], times
 
 
@@ -33,11 +33,11 @@ class HangingProgram:
     def upload(self, inputs):
         return inputs
 
-    def run(self, inputs, repeats=1, flush_bytes=0):
+    def run(self, inputs, repeats=1, flush_bytes=0, stopwatch=None):
         time.sleep(3600)
 
 
-def faulty_compile(module, device=None, config=None):
+def faulty_compile(module, device=None, config=None, stopwatch=None):
     fault = config.pt_size[0] if config is not None else None
     if fault == 4:
         raise BuildError("<kernel>:1:1: error: injected build failure", "source")
@@ -45,7 +45,7 @@ def faulty_compile(module, device=None, config=None):
         os._exit(3)
     if fault == 7:
         time.sleep(3600)
-    program = real_compile(module, device, config)
+    program = real_compile(module, device, config, stopwatch=stopwatch)
     if fault == 5:
         return HangingProgram()
     return WrongProgram(program) if fault == 2 else program

@@ -351,3 +351,20 @@ def test_the_harness_runs_from_any_directory(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "usage: python -m mdh_bench" in done.stdout and "--sweep" in done.stdout
+
+
+def test_phases_breakdown_of_a_tuning(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`python -m mdh_bench.phases` tunes each case and writes where its time went:
+    the phases add up to the tuning's time, and every evaluation's are kept."""
+    from mdh_bench import phases
+
+    monkeypatch.setenv("OUT", str(tmp_path))
+    phases.main(["--device", "cpu", "--cases", "matvec:64x32,dot:2^10", "--budget", "3evals"])
+    results = json.loads((tmp_path / "phases_cpu.json").read_text())
+    assert [r["case"] for r in results] == ["matvec:64x32", "dot:2^10"]
+    for r in results:
+        assert r["evaluations"] == len(r["each"]) == 3
+        assert sum(r["phases"].values()) == pytest.approx(r["elapsed"])
+        assert {"build", "check", "flush", "timed"} <= set(r["phases"])
+    table = (tmp_path / "phases_cpu.md").read_text()
+    assert "| evaluations (failed) | 3 (0) | 3 (0) |" in table and "| build |" in table

@@ -25,6 +25,7 @@ from mdh_ir.driver import Choice, compile_module
 from mdh_ir.runtime import BuildError, DeviceError, build, device_info, gated
 from mdh_ir.runtime import select_device, span
 from mdh_ir.runtime import _context as context
+from mdh_ir.runtime.timing import Stopwatch
 from mdh_ir.semantics.reference import find_compute, random_inputs
 from tests.lowering_check import check_outputs
 
@@ -353,3 +354,24 @@ def test_names_moved_to_the_driver_stay_importable_from_the_runtime() -> None:
     assert mdh_ir.runtime.lower is driver.lower
     with pytest.raises(AttributeError):
         mdh_ir.runtime.no_such_name  # noqa: B018
+
+
+def test_stopwatch_counts_inner_phases_once() -> None:
+    """A phase inside another, or seconds added inside it, are not counted in the outer
+    one too: the phases add up to the time they took together."""
+    import time
+
+    watch = Stopwatch()
+    start = time.perf_counter()
+    with watch.phase("outer"):
+        time.sleep(0.02)
+        with watch.phase("inner"):
+            time.sleep(0.03)
+        watch.add("measured", 0.01)
+    with watch.phase("inner"):
+        time.sleep(0.01)
+    total = time.perf_counter() - start
+    assert set(watch.seconds) == {"outer", "inner", "measured"}
+    assert 0.04 <= watch.seconds["inner"] < 0.04 + 0.02
+    assert 0.01 <= watch.seconds["outer"] < 0.02 + 0.02  # 0.02 slept, 0.01 measured otherwise
+    assert sum(watch.seconds.values()) == pytest.approx(total, abs=2e-3)

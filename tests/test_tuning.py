@@ -22,6 +22,7 @@ from mdh_ir.schedule.default_config import default_config
 from mdh_ir.schedule.config import Config
 from mdh_ir.device import PRESETS, DeviceInfo
 from mdh_ir.driver import Choice, compile_module
+from mdh_ir.runtime import device_info
 from mdh_ir.semantics.compare import reference_outputs
 from mdh_ir.semantics.reference import find_compute, random_inputs
 from mdh_ir.database.store import OK, Database, Evaluation, computation_key
@@ -136,7 +137,7 @@ def test_a_confirmed_time_outranks_single_flattering_ones(tmp_path) -> None:
     assert best_entries(path) == [dict(computation="k", device="dev", config="pick", seconds=2.0)]
 
 
-def test_a_database_from_before_confirmed_times_is_upgraded(tmp_path) -> None:
+def test_a_database_from_before_confirmed_times_and_phases_is_upgraded(tmp_path) -> None:
     path = tmp_path / "old.sqlite"
     conn = sqlite3.connect(path)
     conn.executescript(
@@ -153,6 +154,9 @@ def test_a_database_from_before_confirmed_times_is_upgraded(tmp_path) -> None:
     db.confirm("k", "dev", "b", 2.0)
     assert db.best("k", "dev").config == "b"
     assert db.tuned() == [("k", "dev")]
+    assert db.lookup("k", "dev", "a").phases == {}
+    db.record("k", "dev", Evaluation("c", OK, 3.0, [3.0], "", 0.5, "", phases={"build": 0.4, "timed": 0.1}))
+    assert Database(path).lookup("k", "dev", "c").phases == {"build": 0.4, "timed": 0.1}
 
 
 def test_concurrent_writers_do_not_corrupt_the_database(tmp_path) -> None:
@@ -174,6 +178,35 @@ def test_concurrent_writers_do_not_corrupt_the_database(tmp_path) -> None:
 
 
 # --- tuning runs ---------------------------------------------------------------------
+
+
+def test_an_evaluation_records_where_its_time_went(tmp_path) -> None:
+    """Each phase of an evaluation is measured, the phases add up to its cost, and a
+    tuning run sums them (with its search and final check) to its elapsed time."""
+    module = small_matvec()
+    op = find_compute(module)
+    inputs = random_inputs(op, np.random.default_rng(0))
+    reference = reference_outputs(module, inputs)
+    with Evaluator(module, inputs, reference, "cpu", repeats=3) as ev:
+        cfg = default_config(op, device_info("cpu"))
+        first, second = ev.evaluate(cfg), ev.evaluate(cfg)
+        broken = ev.evaluate(cfg.with_(num_wi=(7, 1)))
+    for e in (first, second):
+        assert e.ok and set(e.phases) == set(evaluate.PHASES) - {"stopped"}, e.phases
+        assert all(s >= 0 for s in e.phases.values())
+        assert sum(e.phases.values()) == pytest.approx(e.cost)
+        assert e.phases["build"] > 0 and e.phases["flush"] > 0 and e.phases["timed"] > 0
+    assert first.phases["start"] > 10 * second.phases["start"], "one worker serves both"
+    assert broken.status == "rule" and set(broken.phases) == {"start", "lower", "other"}
+
+    tuner = Tuner(module, Database(tmp_path / "t.sqlite"), "cpu", "random", seed=3, repeats=2)
+    progress = tuner.run(Budget.parse("5evals"))
+    assert {"build", "timed", "search"} <= set(progress.phases)
+    assert sum(progress.phases.values()) == pytest.approx(progress.elapsed)
+    stored = tuner.db.evaluations(tuner.key, tuner.info.key)
+    assert sum(sum(e.phases.values()) for e in stored) == pytest.approx(sum(e.cost for e in stored))
+    again = Tuner(module, tuner.db, "cpu", "random", seed=3, repeats=2).run(Budget.parse("5evals"))
+    assert again.phases["replayed"] == pytest.approx(sum(e.cost for e in stored))
 
 
 def test_tuning_is_never_slower_than_the_default_and_is_reused(tmp_path, monkeypatch) -> None:
@@ -327,6 +360,8 @@ def test_killed_run_resumes_without_repeating_or_losing_evaluations(tmp_path) ->
     assert len(retimed) <= 2  # only the final check re-times (the best and the default)
     assert len(after) == len({c for c, _ in after})  # nothing repeated
     assert f"evaluations: 14 ({len(before)} from the database" in resumed.stdout
+    assert f"({14 - len(before)} evaluations measured)" in resumed.stdout
+    assert any(line.split()[0] == "replayed" for line in resumed.stdout.splitlines() if line.startswith("  "))
 
 
 def test_mdh_tune_writes_ir_that_reproduces_the_tuned_program(tmp_path) -> None:

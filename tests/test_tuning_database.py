@@ -110,7 +110,8 @@ def test_a_database_without_version_is_migrated(tmp_path: Path) -> None:
     )
     db = Database(path)
     assert db.conn.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
-    assert db.lookup("k", "dev", "a").status == "timeout"
+    old = db.lookup("k", "dev", "a")
+    assert (old.status, old.options, old.phases) == ("timeout", {}, {})
 
 
 def tool(main, args: list[str]) -> tuple[int, str]:

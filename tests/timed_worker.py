@@ -31,13 +31,13 @@ class TimedProgram:
     def upload(self, inputs):
         return self.program.upload(inputs)
 
-    def run(self, inputs, repeats=1, flush_bytes=0):
+    def run(self, inputs, repeats=1, flush_bytes=0, stopwatch=None):
         outputs, _ = self.program.run(inputs)
         return outputs, [fake_seconds(self.program)] * repeats
 
 
-def timed_compile(module, device=None, config=None):
-    return TimedProgram(real_compile(module, device, config))
+def timed_compile(module, device=None, config=None, stopwatch=None):
+    return TimedProgram(real_compile(module, device, config, stopwatch=stopwatch))
 
 
 mdh_ir.driver.compile_module = timed_compile

@@ -8,7 +8,8 @@ transaction, so a process killed mid-write leaves the database consistent; sever
 processes may share one file (WAL journal, busy timeout, insert-or-ignore on the key).
 A time measured in turns with the default when tuning ends is marked `confirmed`; the
 best configuration is the fastest confirmed one (a single flattering time of a
-candidate never timed again does not outrank it), else the fastest of all.
+candidate never timed again does not outrank it), else the fastest of all. Each
+evaluation keeps where its cost went, in seconds per phase (JSON, `phases`).
 
 A failure is stored with its cause (its status) and the run's options (time limit,
 repeats). One whose cause is the configuration (`LASTING`: a wrong result, a build error,
@@ -66,11 +67,11 @@ CREATE TABLE IF NOT EXISTS evaluations (
     created REAL NOT NULL,
     confirmed INTEGER NOT NULL DEFAULT 0,
     options TEXT NOT NULL DEFAULT '{}',
+    phases TEXT NOT NULL DEFAULT '{}',
     UNIQUE (computation, device, config)
 );
 CREATE INDEX IF NOT EXISTS best ON evaluations (computation, device, status, seconds);
 """
-
 OK = "ok"
 """Status of a correct, timed evaluation; every other status is a failure:
 `wrong` (result differs from the reference), `build` (OpenCL build error), `rule`
@@ -80,15 +81,20 @@ process died), `error`."""
 LASTING = (OK, "wrong", "build", "rule")
 """Statuses caused by the configuration itself: later runs replay them. The others were
 caused by the run's options or the machine's state: later runs evaluate again."""
-SCHEMA_VERSION = 1
-"""Version 0: no version recorded (without the `confirmed` and `options` columns)."""
+SCHEMA_VERSION = 2
+"""Version 0: no version recorded (without the `confirmed` and `options` columns);
+version 1: without `phases`."""
 COLUMNS = {
     "computations": {"key", "ir"},
     "evaluations": {"id", "computation", "device", "config", "status", "seconds", "times",
                     "message", "cost", "technique", "created"},
 }  # fmt: skip
 """The tables and the columns every version has."""
-ADDED = {"confirmed": "INTEGER NOT NULL DEFAULT 0", "options": "TEXT NOT NULL DEFAULT '{}'"}
+ADDED = {
+    "confirmed": "INTEGER NOT NULL DEFAULT 0",
+    "options": "TEXT NOT NULL DEFAULT '{}'",
+    "phases": "TEXT NOT NULL DEFAULT '{}'",
+}
 """Columns of `evaluations` added since version 0, migrated in place."""
 
 
@@ -167,7 +173,7 @@ def parse_computation(ir: str) -> ComputeOp:
     return next(op for op in module.walk() if isinstance(op, ComputeOp))
 
 
-_COLUMNS = "config, status, seconds, times, message, cost, technique, confirmed, options"
+_COLUMNS = "config, status, seconds, times, message, cost, technique, confirmed, options, phases"
 """The columns of an `Evaluation`, in its fields' order."""
 
 
@@ -185,6 +191,8 @@ class Evaluation:
     """Its time was measured in turns with the default (`Database.confirm`)."""
     options: dict = field(default_factory=dict)
     """The run's options it was evaluated under (`timeout`, `repeats`)."""
+    phases: dict[str, float] = field(default_factory=dict)
+    """Where its `cost` went: wall seconds per phase (`mdh_ir.tuning.evaluate`)."""
 
     @property
     def ok(self) -> bool:
@@ -269,15 +277,15 @@ class Database:
         with self.conn:
             self.conn.execute(
                 "INSERT INTO evaluations (computation, device, config, status,"
-                " seconds, times, message, cost, technique, created, options)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                " seconds, times, message, cost, technique, created, options, phases)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
                 " ON CONFLICT (computation, device, config) DO UPDATE SET"
                 " status = excluded.status, seconds = excluded.seconds, times = excluded.times,"
                 " message = excluded.message, cost = excluded.cost, technique = excluded.technique,"
-                " created = excluded.created, options = excluded.options, confirmed = 0"
+                " created = excluded.created, options = excluded.options, phases = excluded.phases, confirmed = 0"
                 f" WHERE evaluations.status NOT IN ({lasting})",
                 (computation, device, e.config, e.status, e.seconds, json.dumps(e.times),
-                 e.message, e.cost, e.technique, time.time(), json.dumps(e.options)),
+                 e.message, e.cost, e.technique, time.time(), json.dumps(e.options), json.dumps(e.phases)),
             )  # fmt: skip
 
     def confirm(self, computation: str, device: str, config: str, seconds: float) -> None:
@@ -327,9 +335,10 @@ class Database:
 
 
 def _evaluation(row) -> Evaluation:
-    config, status, seconds, times, message, cost, technique, confirmed, options = row
+    config, status, seconds, times, message, cost, technique, confirmed, options, phases = row
     return Evaluation(
-        config, status, seconds, json.loads(times), message, cost, technique, bool(confirmed), json.loads(options)
+        config, status, seconds, json.loads(times), message, cost, technique, bool(confirmed),
+        json.loads(options), json.loads(phases),
     )
 
 

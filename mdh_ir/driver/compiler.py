@@ -6,6 +6,7 @@ of each (`choose`) -> the lowering passes -> OpenCL source -> a runtime program.
     outputs, seconds = compiled.run([M, v], repeats=20)  # times (`mdh_ir.runtime`)
     compiled.module, compiled.lowered, compiled.source   # every level, `compiled.asm`
     compiled.choices                                     # each op's configuration, origin
+    compile_module(module, "cpu", stopwatch=watch)       # watch.seconds: lower, print, build
 
 Each op's configuration is checked against the device's model (`device_info`) before
 anything is built: a broken rule raises `MDHError` naming it. The ops of one function
@@ -32,6 +33,7 @@ from mdh_ir.passes.bufferize import MDHBufferize
 from mdh_ir.passes.lower_to_opencl import lowering
 from mdh_ir.runtime.devices import device_info, select_device
 from mdh_ir.runtime.program import Program
+from mdh_ir.runtime.timing import Stopwatch
 
 Configs = Config | Sequence[Config | None] | None
 """A configuration for a module of one op, or one (or None) per op, in module order."""
@@ -85,17 +87,28 @@ class Compiled:
     """A module compiled for one device, every level kept: `module` (the `mdh` module,
     every op carrying its configuration), `choices` (each op's configuration and its
     origin), `lowered` (the low-level IR), `source` (the OpenCL program) and `program`
-    (the runtime's, built)."""
+    (the runtime's, built). A `stopwatch` counts the phases' wall time: `lower`
+    (configuring and the passes), `print` (the OpenCL source) and `build` (the OpenCL
+    compiler), also of a compilation that fails."""
 
     def __init__(
-        self, module: ModuleOp, device=None, configs: Configs = None, database: Database | None = None
+        self,
+        module: ModuleOp,
+        device=None,
+        configs: Configs = None,
+        database: Database | None = None,
+        stopwatch: Stopwatch | None = None,
     ):
+        watch = stopwatch or Stopwatch()
         self.device = device if device is not None and not isinstance(device, str) else select_device(device)
         self.info = device_info(self.device)
-        self.module, self.choices = configure(module, self.info, configs, database)
-        self.lowered = lower_configured(self.module, self.info)
-        self.source = opencl_source(self.lowered)
-        self.program = Program(self.lowered, self.source, self.device)
+        with watch.phase("lower"):
+            self.module, self.choices = configure(module, self.info, configs, database)
+            self.lowered = lower_configured(self.module, self.info)
+        with watch.phase("print"):
+            self.source = opencl_source(self.lowered)
+        with watch.phase("build"):
+            self.program = Program(self.lowered, self.source, self.device)
 
     @property
     def ops(self) -> list[ComputeOp]:
@@ -127,14 +140,21 @@ class Compiled:
     def upload(self, inputs: list[np.ndarray]) -> list:
         return self.program.upload(inputs)
 
-    def run(self, inputs: list, repeats: int = 1, flush_bytes: int = 0) -> tuple[list[np.ndarray], list[float]]:
+    def run(
+        self, inputs: list, repeats: int = 1, flush_bytes: int = 0, stopwatch: Stopwatch | None = None
+    ) -> tuple[list[np.ndarray], list[float]]:
         """`Program.run` of the runtime: outputs and, per repeat, seconds."""
-        return self.program.run(inputs, repeats, flush_bytes)
+        return self.program.run(inputs, repeats, flush_bytes, stopwatch)
 
 
 def compile_module(
-    module: ModuleOp, device=None, config: Configs = None, database: Database | None = None
+    module: ModuleOp,
+    device=None,
+    config: Configs = None,
+    database: Database | None = None,
+    stopwatch: Stopwatch | None = None,
 ) -> Compiled:
     """`module` compiled for `device` (a pyopencl device or a `select_device` spec);
-    `database`: the tuning database to consult (by default `$MDH_TUNING_DB`'s file)."""
-    return Compiled(module, device, config, database)
+    `database`: the tuning database to consult (by default `$MDH_TUNING_DB`'s file);
+    `stopwatch`: counts the time of each phase (`Compiled`)."""
+    return Compiled(module, device, config, database, stopwatch)

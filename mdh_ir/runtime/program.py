@@ -35,7 +35,7 @@ from xdsl.traits import SymbolTable
 from mdh_ir.dialects.lowlevel import BarrierOp, LaunchOp
 from mdh_ir.emit_opencl.c_names import kernel_name
 from mdh_ir.runtime.devices import _context, select_device
-from mdh_ir.runtime.timing import _flusher, gated, span
+from mdh_ir.runtime.timing import Stopwatch, _flusher, gated, span
 from mdh_ir.semantics.host import written_arguments
 from mdh_ir.semantics.scalar_eval import numpy_dtype
 
@@ -87,14 +87,15 @@ class Program:
         return buffers
 
     def run(
-        self, inputs: list, repeats: int = 1, flush_bytes: int = 0
+        self, inputs: list, repeats: int = 1, flush_bytes: int = 0, stopwatch: Stopwatch | None = None
     ) -> tuple[list[np.ndarray], list[float]]:
         """Outputs and, per repeat, the program's time in seconds: from the start of
         its first kernel to the end of its last (the gaps between them included), the
         commands queued behind the gate (module docstring). `inputs`: arrays, or the
         buffers of `upload`. With `flush_bytes`, a scratch buffer of that size is read
         before each repeat, so that the inputs are not cache-resident (as between the
-        calls of a real program)."""
+        calls of a real program); `stopwatch` counts the flushes' time (profiling) as
+        its phase `flush`."""
         import pyopencl as cl
 
         block = self.host.body.block
@@ -102,7 +103,7 @@ class Program:
         resident = all(isinstance(x, cl.Buffer) for x in inputs)
         buffers: dict[SSAValue, object] = dict(zip(block.args, inputs if resident else self.upload(inputs)))
         buffers.update(self.workspace)
-        times = []
+        times, flushes = [], []
         for k in range(repeats):
             if k and not resident:
                 for arg in self.written:
@@ -110,10 +111,12 @@ class Program:
                     x = np.ascontiguousarray(inputs[i], dtype=numpy_dtype(arg.type.element_type))  # type: ignore
                     cl.enqueue_copy(self.queue, buffers[arg], x)
             if flush is not None:
-                flush(self.queue)
+                flushes.append(flush(self.queue))
             launches = gated(self.queue, lambda: self._enqueue(buffers))
             cl.wait_for_events(launches)
             times.append(span(launches))
+        if stopwatch is not None and flushes:
+            stopwatch.add("flush", sum(span([e]) for e in flushes))
         ret = next(op for op in block.ops if isinstance(op, func.ReturnOp))
         outputs = []
         for v in [*ret.arguments, *self.written]:

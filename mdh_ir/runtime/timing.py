@@ -1,5 +1,6 @@
 """Timing on OpenCL devices: the gate that timed commands queue behind, the cache flush
-between runs, and a program's span by its profiling events.
+between runs, and a program's span by its profiling events; and a `Stopwatch` of the
+wall time that compiling and running spend in each phase.
 
 Each timed repeat's commands are queued behind a gate, a kernel that keeps the device
 busy while the host enqueues them, so that their profiling events time the kernels and
@@ -11,7 +12,9 @@ reduction 29.8 us and 26.5 us). Queued back to back is how a program's kernels r
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from functools import cache
 
 import numpy as np
@@ -92,3 +95,34 @@ def span(events) -> float:
     profiling: what a program's commands take together, the gaps between them included
     (summing each one's duration would leave the gaps out)."""
     return (max(e.profile.end for e in events) - min(e.profile.start for e in events)) * 1e-9
+
+
+class Stopwatch:
+    """Seconds spent in named phases (`phase`, `add`). A phase inside another is not
+    counted in the outer one too, so the phases add up to the time they took together:
+    the timed runs' phase holds their cache flushes' time as a phase of its own."""
+
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+        self._inner: list[float] = []
+        """Per open phase, the seconds of the phases inside it."""
+
+    @contextmanager
+    def phase(self, name: str) -> Iterator[None]:
+        """Count the wall time of the `with` block to `name`."""
+        start = time.perf_counter()
+        self._inner.append(0.0)
+        try:
+            yield
+        finally:
+            spent = time.perf_counter() - start
+            self._count(name, spent - self._inner.pop(), spent)
+
+    def add(self, name: str, seconds: float) -> None:
+        """Count `seconds` measured otherwise (by profiling events) to `name`."""
+        self._count(name, seconds, seconds)
+
+    def _count(self, name: str, own: float, total: float) -> None:
+        self.seconds[name] = self.seconds.get(name, 0.0) + own
+        if self._inner:
+            self._inner[-1] += total

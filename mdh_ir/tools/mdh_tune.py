@@ -9,7 +9,9 @@ Every evaluation is stored in the tuning database (`--db`, default `$MDH_TUNING_
 or `mdh_ir.driver.compile_module` reuses the best configuration found. A size never tuned
 starts from what is known of other sizes (the database's and the shipped configurations
 of the same computation, then of similar ones, adapted to these sizes): the summary lists
-these seeds, where each came from and its time here. `-o` writes the
+these seeds, where each came from and its time here, and where the tuning's time went
+(seconds and shares of lowering, the OpenCL build, the checked run, the cache flushes,
+the timed runs, ...: `mdh_ir.tuning.evaluate.PHASES`). `-o` writes the
 IR with the best configuration in the op's `config`, so `mdh-opt --lower-to-opencl` and
 `mdh-run` reproduce the tuned program (a configuration the input already has must be
 valid: it is checked like mdh-run checks it, then replaced). An input that no
@@ -38,6 +40,7 @@ from mdh_ir.runtime import device_info
 from mdh_ir.tools.context import make_context
 from mdh_ir.tools.diagnostics import diagnose, load_module, the_compute
 from mdh_ir.tools.mdh_run import format_seconds
+from mdh_ir.tuning.evaluate import PHASES
 from mdh_ir.tuning.search import TECHNIQUES
 from mdh_ir.tuning.tuner import Budget, Progress, Tuner, parse_config
 
@@ -80,7 +83,21 @@ def summary(p: Progress) -> str:
         lines.append(f"best: {format_seconds(b.seconds)} {b.config}")  # type: ignore[arg-type]
         if d is not None and d.ok:
             lines.append(f"speedup over default: {d.seconds / b.seconds:.2f}x")  # type: ignore
-    return "\n".join(lines)
+    return "\n".join(lines + phase_lines(p))
+
+
+def phase_lines(p: Progress) -> list[str]:
+    """Where the tuning's time went: seconds per phase (`Progress.phases`), their share,
+    and per evaluation measured in this run."""
+    measured = max(1, p.evaluations - p.replayed)
+    order = [*PHASES, "search", "confirm", "replayed"]
+    named = sorted(p.phases.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order))
+    lines = [f"time: {p.elapsed:.1f} s ({measured} evaluations measured)"]
+    for name, seconds in named:
+        share = seconds / p.elapsed if p.elapsed else 0.0
+        each = f"  {seconds / measured * 1e3:8.1f} ms each" if name in PHASES else ""
+        lines.append(f"  {name:<8} {seconds:8.2f} s {share:6.1%}{each}")
+    return lines
 
 
 def plot(runs: dict[str, Progress], path: str, title: str) -> None:

@@ -18,7 +18,7 @@ times over, so they share the machine's conditions (the tuner's final check of i
 pick). The worker is a separate process so that a candidate that hangs is stopped by
 the time limit and one that crashes the OpenCL driver is recorded (`timeout`, `crash`)
 while tuning goes on with a fresh worker. Inputs and the reference result are computed
-once, by the parent.
+once, by the parent. Each evaluation records where its cost went (`PHASES`).
 
 The worker is `python -m mdh_ir.tuning.evaluate FD`, talking over a socket pair, so it
 never re-imports the caller's main module.
@@ -38,21 +38,26 @@ from typing import Any
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
-from mdh_ir.schedule.config import Config
 from mdh_ir.database.store import OK, Evaluation
+from mdh_ir.runtime.timing import Stopwatch
+from mdh_ir.schedule.config import Config
 
 READY_TIMEOUT = 600.0
 CUTOFF = 3.0
 RUN_SLACK = 5.0
 FLUSH_BYTES = 256 << 20
+PHASES = ("start", "lower", "print", "build", "upload", "check", "flush", "timed", "stopped", "other")
+"""Where an evaluation's cost goes (`Evaluation.phases`), in wall seconds: starting a
+worker (the first evaluation's, and the next one's after a worker was stopped),
+configuring and lowering, printing OpenCL, the OpenCL build, uploading the inputs, the
+checked run with the comparison against the reference, the cache flushes before each
+run, the timed runs (without their flushes), the whole time of an evaluation whose worker
+was stopped (`timeout`, `slow`) or died (`crash`), and the rest (messages between the
+processes)."""
 
 
 def _serve(conn: Connection) -> None:
     """Worker loop: receive the computation, then configurations; send results back."""
-    from mdh_ir.driver import compile_module
-    from mdh_ir.errors import MDHError
-    from mdh_ir.runtime import BuildError
-    from mdh_ir.semantics.compare import compare
     from mdh_ir.tools.context import make_context
     from mdh_ir.tools.diagnostics import load_module
 
@@ -68,26 +73,40 @@ def _serve(conn: Connection) -> None:
                 conn.send(("error", "".join(traceback.format_exception_only(e)).strip()))
             continue
         values, best = payload
-        try:
-            program = compile_module(module, device, Config(**values))
-            conn.send("built")
+        watch = Stopwatch()
+        result = _evaluated(conn, module, device, inputs, reference, repeats, Config(**values), best, watch)
+        conn.send((*result, watch.seconds))
+
+
+def _evaluated(conn, module, device, inputs, reference, repeats: int, cfg: Config, best, watch) -> tuple:
+    """(status, seconds, times, message) of `cfg`; sends "built" once it is built.
+    `watch` counts the phases (`PHASES`)."""
+    from mdh_ir.driver import compile_module
+    from mdh_ir.errors import MDHError
+    from mdh_ir.runtime import BuildError
+    from mdh_ir.semantics.compare import compare
+
+    try:
+        program = compile_module(module, device, cfg, stopwatch=watch)
+        conn.send("built")
+        with watch.phase("upload"):
             resident = program.upload(inputs)
-            outputs, first = program.run(resident, repeats=1, flush_bytes=FLUSH_BYTES)
+        with watch.phase("check"):
+            outputs, first = program.run(resident, 1, FLUSH_BYTES, watch)
             check = compare(module, inputs, outputs, reference)
-            if not check.ok:
-                conn.send(("wrong", None, [], check.message))
-                continue
-            if best is not None and first[0] > CUTOFF * best:
-                conn.send((OK, first[0], first, f"{check.message}; one run: > {CUTOFF:g}x best"))
-                continue
-            _, times = program.run(resident, repeats=repeats, flush_bytes=FLUSH_BYTES)
-            conn.send((OK, statistics.median(times), times, check.message))
-        except MDHError as e:
-            conn.send(("rule", None, [], str(e)))
-        except BuildError as e:
-            conn.send(("build", None, [], e.log[-2000:]))
-        except Exception as e:  # noqa: BLE001 - recorded, tuning goes on
-            conn.send(("error", None, [], "".join(traceback.format_exception_only(e)).strip()))
+        if not check.ok:
+            return "wrong", None, [], check.message
+        if best is not None and first[0] > CUTOFF * best:
+            return OK, first[0], first, f"{check.message}; one run: > {CUTOFF:g}x best"
+        with watch.phase("timed"):
+            _, times = program.run(resident, repeats, FLUSH_BYTES, watch)
+        return OK, statistics.median(times), times, check.message
+    except MDHError as e:
+        return "rule", None, [], str(e)
+    except BuildError as e:
+        return "build", None, [], e.log[-2000:]
+    except Exception as e:  # noqa: BLE001 - recorded, tuning goes on
+        return "error", None, [], "".join(traceback.format_exception_only(e)).strip()
 
 
 def _interleaved(module, device, inputs, repeats: int, configs: list[dict], rounds: int) -> list[float]:
@@ -151,22 +170,27 @@ class Evaluator:
 
     def evaluate(self, cfg: Config, technique: str = "", best: float | None = None) -> Evaluation:
         """Evaluate `cfg`; `best` (seconds) lets a clearly slower candidate stop early."""
-        self._ensure_running()
         text = str(cfg.to_attr())
         start = time.perf_counter()
+        self._ensure_running()
+        sent = time.perf_counter()
+        phases = {"start": sent - start}
         self.conn.send(("evaluate", (dict(cfg.__dict__), best)))
         try:
-            status, seconds, times, message = self._reply(start, best)
+            status, seconds, times, message, *measured = self._reply(sent, best)
         except (EOFError, ConnectionError):
             code = self.process.wait() if self.process is not None else None
             self._stop()
-            status, seconds, times, message = "crash", None, [], f"worker exited with {code}"
+            status, seconds, times, message, measured = "crash", None, [], f"worker exited with {code}", []
         cost = time.perf_counter() - start
         options = {"timeout": self.timeout, "repeats": self.repeats}
-        return Evaluation(text, status, seconds, times, message, cost, technique, options=options)
+        phases.update(*measured or [{"stopped": cost - phases["start"]}])
+        phases["other"] = max(0.0, cost - sum(phases.values()))
+        return Evaluation(text, status, seconds, times, message, cost, technique, options=options, phases=phases)
 
     def _reply(self, start: float, best: float | None) -> tuple:
-        """The worker's result, or a `timeout` or `slow` failure once it is stopped."""
+        """The worker's result and its phases, or a `timeout` or `slow` failure once it
+        is stopped."""
         if not self.conn.poll(self.timeout):
             return self._stopped("timeout", f"exceeded {self.timeout:g} s")
         reply = self.conn.recv()

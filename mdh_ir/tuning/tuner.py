@@ -92,9 +92,19 @@ class Progress:
     seeds: list[tuple[Seed, Evaluation]] = field(default_factory=list)
     """The transferred configurations tried before the search, and their results (one
     already evaluated, such as the default, is not evaluated again)."""
+    phases: dict[str, float] = field(default_factory=dict)
+    """Where `elapsed` went, in seconds: the phases of the evaluations measured in this
+    run (`evaluate.PHASES`), `replayed` (the stored costs of those replayed from the
+    database), `search` (the technique's draws, skipped ones included) and `confirm`
+    (the final check)."""
     history: list[tuple[int, float, float | None]] = field(default_factory=list)
     """(evaluations, elapsed seconds, best time so far) after each evaluation, and after
     the final check (`Tuner.confirm`): the last point is the best the run reports."""
+
+    def spend(self, phase: str, seconds: float) -> None:
+        """Count `seconds` to `elapsed` and to `phase` (`phases`)."""
+        self.elapsed += seconds
+        self.phases[phase] = self.phases.get(phase, 0.0) + seconds
 
     def eta(self, budget: Budget) -> float | None:
         left = []
@@ -162,14 +172,16 @@ class Tuner:
                 stored = self.db.lookup(self.key, self.info.key, text)
                 if stored is not None and stored.lasting:
                     progress.replayed += 1
+                    progress.spend("replayed", stored.cost)
                     result = stored
                 else:
                     best = progress.best.seconds if progress.best else None
                     result = ev.evaluate(cfg, technique, best)
                     self.db.record(self.key, self.info.key, result)
+                    for phase, seconds in result.phases.items():
+                        progress.spend(phase, seconds)
                 seen[text] = result
                 progress.evaluations += 1
-                progress.elapsed += result.cost
                 progress.failures += not result.ok
                 if result.ok and (progress.best is None or result.seconds < progress.best.seconds):  # type: ignore
                     progress.best = result
@@ -213,10 +225,10 @@ class Tuner:
                     self.technique.tell(trial, stored.seconds if stored and stored.ok else None)
                     progress.skipped += 1
                     stalled += 1
-                    progress.elapsed += time.perf_counter() - started
+                    progress.spend("search", time.perf_counter() - started)
                     continue
                 stalled = 0
-                progress.elapsed += time.perf_counter() - started
+                progress.spend("search", time.perf_counter() - started)
                 result = measure(cfg)
                 self.technique.tell(trial, result.seconds if result.ok else None)
             self.confirm(ev, progress, earlier)
@@ -234,7 +246,7 @@ class Tuner:
             return
         started = time.perf_counter()
         medians = ev.interleave([parse_config(c, self.op) for c in configs], CONFIRM_ROUNDS)
-        progress.elapsed += time.perf_counter() - started
+        progress.spend("confirm", time.perf_counter() - started)
         if medians is None:
             return
         retimed = dict(zip(configs, medians))

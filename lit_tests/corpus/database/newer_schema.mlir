@@ -2,8 +2,8 @@
 // EXPECT-OPT: ok
 // EXPECT-LOWER: ok
 // EXPECT-RUN: ok
-// WARNING-RUN: DB: tuning database not used: written by a newer mdh_ir (schema 2; this one reads up to 1)
-// EXPECT: DB: written by a newer mdh_ir (schema 2; this one reads up to 1)
+// WARNING-RUN: DB: tuning database not used: written by a newer mdh_ir (schema 99; this one reads up to 2)
+// EXPECT: DB: written by a newer mdh_ir (schema 99; this one reads up to 2)
 func.func @mul(%a: f32, %b: f32) -> f32 {
   %r = arith.mulf %a, %b : f32
   func.return %r : f32
