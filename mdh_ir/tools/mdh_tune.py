@@ -1,6 +1,6 @@
 """`mdh-tune`: auto-tune the configuration of an `.mlir` file's computation.
 
-    mdh-tune f.mlir [--device D] --budget 60s|200evals [--technique tpe|anneal|random|ga]
+    mdh-tune f.mlir [--device D] --budget 60s|200evals [--technique tpe|anneal|random|ga|model]
              [--seed S] [--db FILE] [--repeats N] [--timeout SECONDS] [-o tuned.mlir]
              [--plot run.png] [--compare tpe,anneal,random] [--build-workers N]
 
@@ -45,8 +45,7 @@ from mdh_ir.tools.diagnostics import diagnose, load_module, the_compute
 from mdh_ir.tools.mdh_run import format_seconds
 from mdh_ir.tuning.evaluate import PHASES
 from mdh_ir.tuning.pool import POOL_PHASES
-from mdh_ir.tuning.search import TECHNIQUES
-from mdh_ir.tuning.tuner import Budget, Progress, Tuner, parse_config
+from mdh_ir.tuning.tuner import TECHNIQUES, Budget, Progress, Tuner, parse_config
 
 
 class ProgressBar:

@@ -58,12 +58,16 @@ from mdh_ir.semantics.compare import reference_outputs
 from mdh_ir.semantics.reference import find_compute, random_inputs
 from mdh_ir.tuning.evaluate import Evaluator
 from mdh_ir.tuning.pool import POOL_PHASES, BuildPool
-from mdh_ir.tuning.search import make_technique
+from mdh_ir.tuning.model import ModelSearch
+from mdh_ir.tuning.search import TECHNIQUES as SEARCHES
+from mdh_ir.tuning.search import Technique, make_technique
 from mdh_ir.tuning.space import Infeasible, config_params, sample_config
 from mdh_ir.tuning.transfer import Seed, seeds
 
 CONFIRM_ROUNDS = 5
 """Rounds of the final interleaved timing of the best candidate against the default."""
+TECHNIQUES = (*SEARCHES, "model")
+"""The search techniques (`search`) and the cost model's (`model`)."""
 STALL_LIMIT = 500
 """Consecutive draws without a new candidate (infeasible or duplicate) that end tuning."""
 
@@ -169,12 +173,16 @@ class Tuner:
         self.db = db
         self.device = device
         self.info = device_info(device)
-        self.technique = make_technique(technique, seed)
+        self.technique = self.make_technique(technique, seed)
         self.seed = seed
         self.repeats, self.timeout, self.worker = repeats, timeout, worker
         self.build_workers = default_build_workers(self.info.kind) if build_workers is None else build_workers
         self.on_progress = progress or (lambda p: None)
         self.key = db.add_computation(self.op)
+
+    def make_technique(self, name: str, seed: int) -> Technique:
+        """The technique `name` (`TECHNIQUES`); the cost model's learns from the database."""
+        return ModelSearch(seed, self.op, self.info, self.db) if name == "model" else make_technique(name, seed)
 
     def run(
         self,
