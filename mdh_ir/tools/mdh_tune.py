@@ -1,8 +1,8 @@
 """`mdh-tune`: auto-tune the configuration of an `.mlir` file's computation.
 
-    mdh-tune f.mlir [--device D] --budget 60s|200evals [--technique tpe|anneal|random|ga]
+    mdh-tune f.mlir [--device D] --budget 60s|200evals [--technique tpe|anneal|random|ga|model]
              [--seed S] [--db FILE] [--repeats N] [--timeout SECONDS] [-o tuned.mlir]
-             [--plot run.png] [--compare tpe,anneal,random]
+             [--plot run.png] [--compare tpe,anneal,random] [--build-workers N]
 
 Every evaluation is stored in the tuning database (`--db`, default `$MDH_TUNING_DB` or
 `~/.cache/mdh_ir/tuning.sqlite`): a killed run resumes where it stopped, and a later run
@@ -20,7 +20,10 @@ refused before anything is allocated or built. `--compare` runs several techniqu
 with the same budget and seed from a fresh (in-memory) database, so that none starts
 from another's results, and plots their best-so-far curves; it neither reads nor writes
 `--db`. A plot's last point is the best its run reports (after the final check).
-`--timeout` and `--repeats` must be positive, and a database file that is not a tuning
+`--build-workers N` builds candidates ahead in N processes while
+one times (`mdh_ir.tuning.pool`; default: on a GPU one per core but one, at most 8, on a
+CPU 0); the time block then shows the pool's phases apart (`pool_*`, overlapping the
+rest) and the device's waiting for it (`wait`). `--timeout` and `--repeats` must be positive, and a database file that is not a tuning
 database (or is damaged, or of a newer schema) is refused, naming the file, before
 anything is evaluated or written.
 """
@@ -41,8 +44,8 @@ from mdh_ir.tools.context import make_context
 from mdh_ir.tools.diagnostics import diagnose, load_module, the_compute
 from mdh_ir.tools.mdh_run import format_seconds
 from mdh_ir.tuning.evaluate import PHASES
-from mdh_ir.tuning.search import TECHNIQUES
-from mdh_ir.tuning.tuner import Budget, Progress, Tuner, parse_config
+from mdh_ir.tuning.pool import POOL_PHASES
+from mdh_ir.tuning.tuner import TECHNIQUES, Budget, Progress, Tuner, parse_config
 
 
 class ProgressBar:
@@ -90,13 +93,14 @@ def phase_lines(p: Progress) -> list[str]:
     """Where the tuning's time went: seconds per phase (`Progress.phases`), their share,
     and per evaluation measured in this run."""
     measured = max(1, p.evaluations - p.replayed)
-    order = [*PHASES, "search", "confirm", "replayed"]
+    order = [*PHASES, "wait", "search", "confirm", "replayed", *POOL_PHASES]
     named = sorted(p.phases.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order))
     lines = [f"time: {p.elapsed:.1f} s ({measured} evaluations measured)"]
     for name, seconds in named:
         share = seconds / p.elapsed if p.elapsed else 0.0
-        each = f"  {seconds / measured * 1e3:8.1f} ms each" if name in PHASES else ""
-        lines.append(f"  {name:<8} {seconds:8.2f} s {share:6.1%}{each}")
+        each = f"  {seconds / measured * 1e3:8.1f} ms each" if name in PHASES or name in POOL_PHASES else ""
+        aside = "  (in the build pool, beside the rest)" if name in POOL_PHASES else ""
+        lines.append(f"  {name:<10} {seconds:8.2f} s {share:6.1%}{each}{aside}")
     return lines
 
 
@@ -143,6 +147,8 @@ def check_options(args: argparse.Namespace) -> None:
         raise ValueError(f"--timeout {args.timeout:g}: expected a positive number of seconds")
     if args.repeats <= 0:
         raise ValueError(f"--repeats {args.repeats}: expected a positive number of runs")
+    if args.build_workers is not None and args.build_workers < 0:
+        raise ValueError(f"--build-workers {args.build_workers}: expected 0 or more processes")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -157,7 +163,10 @@ def run(args: argparse.Namespace) -> int:
     for name in techniques:
         db = Database(":memory:") if args.compare else Database(args.db or default_path())
         bar = ProgressBar(budget, f"{name}: " if args.compare else "")
-        tuner = Tuner(module, db, args.device, name, args.seed, args.repeats, args.timeout, bar)
+        tuner = Tuner(
+            module, db, args.device, name, args.seed, args.repeats, args.timeout, bar,
+            build_workers=args.build_workers,
+        )  # fmt: skip
         try:
             runs[name] = tuner.run(budget)
         finally:
@@ -198,6 +207,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--db", help="tuning database file")
     parser.add_argument("--repeats", type=int, default=10, help="timed runs per candidate")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per candidate")
+    parser.add_argument(
+        "--build-workers", type=int, help="processes building candidates ahead (default: GPU min(8, cores-1), CPU 0)"
+    )
     parser.add_argument("-o", "--output", help="write the tuned IR here")
     parser.add_argument("--plot", help="write a PNG of best time against evaluations/seconds")
     args = parser.parse_args(argv)
