@@ -11,7 +11,7 @@ checks, creates and migrates it.
 SQLite: a file (or `:memory:`), WAL journal and a 60 s busy timeout so several processes
 share it; the schema version is `user_version`.
 
-PostgreSQL (`postgresql://user@host:port/database`, through psycopg2): the tables live in
+PostgreSQL (`postgresql://user@host:port/database`, through psycopg 3): the tables live in
 the schema `mdh_tuning` of that database (so optuna's study tables, in `public` of the
 same database, are no foreign tables of it); the schema version is the schema's comment;
 an advisory lock serializes creation and migration.
@@ -26,7 +26,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-URL_SCHEMES = ("postgresql://", "postgres://", "postgresql+psycopg2://")
+URL_SCHEMES = ("postgresql://", "postgres://", "postgresql+psycopg://")
 PG_SCHEMA = "mdh_tuning"
 """The PostgreSQL schema that holds the tuning tables."""
 _PG_TYPES = {r"\bINTEGER PRIMARY KEY\b": "BIGSERIAL PRIMARY KEY", r"\bREAL\b": "DOUBLE PRECISION"}
@@ -108,37 +108,27 @@ class PostgreSQL:
     @staticmethod
     def errors() -> tuple[type[Exception], ...]:
         try:
-            import psycopg2
+            import psycopg
         except ImportError:
             return ()  # connecting raises `DriverMissing`
-        return (psycopg2.Error,)
+        return (psycopg.Error,)
 
     def __init__(self, url: str):
         try:
-            import psycopg2
+            import psycopg
         except ImportError:
             raise DriverMissing() from None
-        self.conn = psycopg2.connect(url.replace("postgresql+psycopg2://", "postgresql://"), connect_timeout=30)
-        self.conn.autocommit = True
+        self.conn = psycopg.connect(libpq_url(url), autocommit=True, connect_timeout=30)
         self.execute(f"SET search_path TO {PG_SCHEMA}")
 
     def execute(self, sql: str, params: tuple = ()) -> Any:
-        cursor = self.conn.cursor()
-        cursor.execute(sql.replace("?", "%s"), params)
-        return cursor
+        return self.conn.execute(sql.replace("?", "%s"), params)  # type: ignore[arg-type]
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        """A transaction, or the one already open (`initializing`)."""
-        if not self.conn.autocommit:
+        """A transaction (a savepoint within one)."""
+        with self.conn.transaction():
             yield
-            return
-        self.conn.autocommit = False
-        try:
-            with self.conn:  # commits, or rolls back on an exception
-                yield
-        finally:
-            self.conn.autocommit = True
 
     @contextmanager
     def initializing(self) -> Iterator[None]:
@@ -179,7 +169,17 @@ class PostgreSQL:
 
 class DriverMissing(OSError):
     def __init__(self):
-        super().__init__("PostgreSQL needs psycopg2: pip install -e '.[distributed]'")
+        super().__init__("PostgreSQL needs psycopg: pip install -e '.[distributed]'")
+
+
+def libpq_url(url: str) -> str:
+    """`url` as libpq reads it (without SQLAlchemy's driver name)."""
+    return re.sub(r"^postgres(ql)?(\+psycopg)?://", "postgresql://", url)
+
+
+def sqlalchemy_url(url: str) -> str:
+    """`url` as SQLAlchemy reads it, naming the driver (psycopg 3) for PostgreSQL."""
+    return re.sub(r"^postgres(ql)?(\+psycopg)?://", "postgresql+psycopg://", url)
 
 
 def backend_for(target: Path | str) -> type[SQLite] | type[PostgreSQL]:

@@ -300,11 +300,14 @@ class Database:
              e.message, e.cost, e.technique, time.time(), json.dumps(e.options), json.dumps(e.phases)),
         )  # fmt: skip
 
-    def claim(self, computation: str, device: str, config: str, worker: str, lifetime: float) -> bool:
+    def claim(
+        self, computation: str, device: str, config: str, worker: str, lifetime: float, since: float
+    ) -> bool:
         """Claim `config` for `worker` to evaluate (a `running` row naming it, which
-        `record` replaces): true where nothing `lasting` is stored for it and no other
-        worker's claim younger than `lifetime` seconds holds it (the claim of a worker
-        that died expires). One statement, so of concurrent claims exactly one wins."""
+        `record` replaces). True where nothing is stored for it, or a failure that is not
+        `lasting` stored before `since` (by an earlier run), or a claim of this worker or
+        one older than `lifetime` seconds (its worker died). One statement, so of
+        concurrent claims exactly one wins."""
         now = time.time()
         claimed = self._execute(
             "INSERT INTO evaluations (computation, device, config, status, seconds, times,"
@@ -312,9 +315,10 @@ class Database:
             " ON CONFLICT (computation, device, config) DO UPDATE SET"
             " status = excluded.status, seconds = NULL, times = '[]', message = excluded.message,"
             " cost = 0, technique = '', created = excluded.created, options = '{}', phases = '{}', confirmed = 0"
-            f" WHERE evaluations.status NOT IN ({_LASTING}) AND (evaluations.status <> ?"
-            " OR evaluations.message = excluded.message OR evaluations.created < ?)",
-            (computation, device, config, RUNNING, worker, now, RUNNING, now - lifetime),
+            f" WHERE evaluations.status NOT IN ({_LASTING}) AND CASE WHEN evaluations.status = ?"
+            " THEN evaluations.message = excluded.message OR evaluations.created < ?"
+            " ELSE evaluations.created < ? END",
+            (computation, device, config, RUNNING, worker, now, RUNNING, now - lifetime, since),
         )  # fmt: skip
         return claimed.rowcount == 1
 

@@ -22,6 +22,13 @@ faster than the default, and a pick timed in another run is compared in this one
 tuning's pick is then the database's best, so what it reports is what `compile_module`
 uses afterwards.
 
+Workers tuning one computation together (`sharing`, `mdh_ir.tuning.distributed`) share
+the technique's study and claim each configuration before evaluating it: a draw another
+worker holds or has stored is skipped as a duplicate, and the default, the database's
+best and the seeds are waited for while another worker evaluates them. A worker leaves
+the final check to its command, which runs it once all its workers ended
+(`final_check`).
+
 Budgets: `Budget.parse("60s")`, `"200evals"`, `"2m"`, or both (`"60s,200evals"`):
 tuning stops at whichever is reached first. Seconds count evaluation costs (stored ones
 included) plus the search's own time.
@@ -38,11 +45,12 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
 from mdh_ir.schedule.config import Config
-from mdh_ir.database.store import Database, Evaluation, best_config, parse_config
+from mdh_ir.database.store import OK, Database, Evaluation, best_config, parse_config
 from mdh_ir.schedule.default_config import default_config
 from mdh_ir.runtime import device_info
 from mdh_ir.semantics.compare import reference_outputs
 from mdh_ir.semantics.reference import find_compute, random_inputs
+from mdh_ir.tuning.distributed import Sharing
 from mdh_ir.tuning.evaluate import Evaluator
 from mdh_ir.tuning.search import make_technique
 from mdh_ir.tuning.space import Infeasible, config_params, sample_config
@@ -133,13 +141,15 @@ class Tuner:
         timeout: float = 60.0,
         progress: Callable[[Progress], None] | None = None,
         worker: str = "mdh_ir.tuning.evaluate",
+        sharing: Sharing | None = None,
     ):
         self.module = module
         self.op = find_compute(module)
         self.db = db
         self.device = device
         self.info = device_info(device)
-        self.technique = make_technique(technique, seed)
+        self.sharing = sharing
+        self.technique = make_technique(technique, seed, sharing)
         self.seed = seed
         self.repeats, self.timeout, self.worker = repeats, timeout, worker
         self.on_progress = progress or (lambda p: None)
@@ -157,10 +167,7 @@ class Tuner:
         The default is evaluated first, then the best configuration the database
         already knows (a replay), so that a tuning that continues a database never
         ends with a worse pick than the database had."""
-        if inputs is None:
-            inputs = random_inputs(self.op, np.random.default_rng(self.seed))
-        if reference is None:
-            reference = reference_outputs(self.module, inputs)
+        inputs, reference = self._data(inputs, reference)
         progress = Progress()
         seen: dict[str, Evaluation] = {}
         with Evaluator(
@@ -170,7 +177,9 @@ class Tuner:
             def measure(cfg: Config, technique: str = self.technique.name) -> Evaluation:
                 text = str(cfg.to_attr())
                 stored = self.db.lookup(self.key, self.info.key, text)
-                if stored is not None and stored.lasting:
+                if self.sharing is not None and not (stored is not None and stored.lasting):
+                    stored = self.sharing.claim_or_wait(self.db, self.key, self.info.key, text)
+                if stored is not None and (stored.lasting or self.sharing is not None):
                     progress.replayed += 1
                     progress.spend("replayed", stored.cost)
                     result = stored
@@ -220,7 +229,7 @@ class Tuner:
                 except Infeasible:
                     cfg = None
                 text = str(cfg.to_attr()) if cfg is not None else None
-                if cfg is None or text in seen:
+                if cfg is None or text in seen or not self._claim(text):
                     stored = self.db.lookup(self.key, self.info.key, text) if text else None
                     self.technique.tell(trial, stored.seconds if stored and stored.ok else None)
                     progress.skipped += 1
@@ -231,7 +240,44 @@ class Tuner:
                 progress.spend("search", time.perf_counter() - started)
                 result = measure(cfg)
                 self.technique.tell(trial, result.seconds if result.ok else None)
-            self.confirm(ev, progress, earlier)
+            if self.sharing is None:
+                self.confirm(ev, progress, earlier)
+        return progress
+
+    def _data(self, inputs: list[np.ndarray] | None, reference: list[np.ndarray] | None) -> tuple:
+        """`inputs` (seeded random ones by default) and `reference` (by default the
+        reference semantics' outputs)."""
+        if inputs is None:
+            inputs = random_inputs(self.op, np.random.default_rng(self.seed))
+        if reference is None:
+            reference = reference_outputs(self.module, inputs)
+        return inputs, reference
+
+    def _claim(self, text: str) -> bool:
+        """Whether this tuner may evaluate `text`: always alone, while sharing where it
+        holds the claim (`Database.claim`)."""
+        if self.sharing is None:
+            return True
+        s = self.sharing
+        return self.db.claim(self.key, self.info.key, text, s.worker, s.lifetime, s.since)
+
+    def final_check(
+        self, inputs: list[np.ndarray] | None = None, reference: list[np.ndarray] | None = None
+    ) -> Progress:
+        """The final check of a shared tuning, once its workers ended: the fastest
+        configuration they stored, the default and an earlier tuning's pick, timed in
+        turns (`confirm`)."""
+        inputs, reference = self._data(inputs, reference)
+        stored = self.db.evaluations(self.key, self.info.key)
+        progress = Progress(evaluations=len(stored), failures=sum(not e.ok for e in stored))
+        default = str(default_config(self.op, self.info).to_attr())
+        progress.default = next((e for e in stored if e.config == default), None)
+        progress.best = min((e for e in stored if e.status == OK), key=lambda e: e.seconds, default=None)  # type: ignore
+        earlier = self.db.best(self.key, self.info.key)
+        with Evaluator(
+            self.module, inputs, reference, self.device, self.repeats, self.timeout, self.worker
+        ) as ev:
+            self.confirm(ev, progress, earlier if earlier is not None and earlier.confirmed else None)
         return progress
 
     def confirm(self, ev: Evaluator, progress: Progress, earlier: Evaluation | None = None) -> None:
