@@ -51,10 +51,14 @@ class Sharing:
     lifetime: float
     since: float
 
+    def claim(self, db: Database, key: str, device: str, config: str) -> bool:
+        """Whether this worker holds the claim on `config` (`Database.claim`)."""
+        return db.claim(key, device, config, self.worker, self.lifetime, self.since)
+
     def claim_or_wait(self, db: Database, key: str, device: str, config: str) -> Evaluation | None:
         """None once this worker holds the claim on `config`; else the result that is
         stored for it (waiting while another worker evaluates it)."""
-        while not db.claim(key, device, config, self.worker, self.lifetime, self.since):
+        while not self.claim(db, key, device, config):
             stored = db.lookup(key, device, config)
             if stored is not None and stored.status != RUNNING:
                 return stored

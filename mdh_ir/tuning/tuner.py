@@ -45,7 +45,7 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
 from mdh_ir.schedule.config import Config
-from mdh_ir.database.store import OK, Database, Evaluation, best_config, parse_config
+from mdh_ir.database.store import OK, RUNNING, Database, Evaluation, best_config, parse_config
 from mdh_ir.schedule.default_config import default_config
 from mdh_ir.runtime import device_info
 from mdh_ir.semantics.compare import reference_outputs
@@ -256,10 +256,7 @@ class Tuner:
     def _claim(self, text: str) -> bool:
         """Whether this tuner may evaluate `text`: always alone, while sharing where it
         holds the claim (`Database.claim`)."""
-        if self.sharing is None:
-            return True
-        s = self.sharing
-        return self.db.claim(self.key, self.info.key, text, s.worker, s.lifetime, s.since)
+        return self.sharing is None or self.sharing.claim(self.db, self.key, self.info.key, text)
 
     def final_check(
         self, inputs: list[np.ndarray] | None = None, reference: list[np.ndarray] | None = None
@@ -268,7 +265,7 @@ class Tuner:
         configuration they stored, the default and an earlier tuning's pick, timed in
         turns (`confirm`)."""
         inputs, reference = self._data(inputs, reference)
-        stored = self.db.evaluations(self.key, self.info.key)
+        stored = [e for e in self.db.evaluations(self.key, self.info.key) if e.status != RUNNING]
         progress = Progress(evaluations=len(stored), failures=sum(not e.ok for e in stored))
         default = str(default_config(self.op, self.info).to_attr())
         progress.default = next((e for e in stored if e.config == default), None)
