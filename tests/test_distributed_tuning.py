@@ -181,3 +181,19 @@ def test_the_study_is_named_after_computation_device_and_technique() -> None:
     assert study_name("abc", "PoCL|cpu|1.0", "tpe") != study_name("abc", "PoCL|cpu|1.1", "tpe")
     assert study_name("abc", "PoCL|cpu|1.0", "tpe") != study_name("abc", "PoCL|cpu|1.0", "ga")
     assert study_name("abc", "PoCL|cpu|1.0", "tpe").startswith("mdh-abc-")
+
+
+def test_the_compile_driver_reads_a_postgresql_database(postgres: str, monkeypatch) -> None:
+    """`$MDH_TUNING_DB` may name a PostgreSQL database: `compile_module`'s configuration
+    then comes from it, as from a file."""
+    from mdh_ir.database.store import computation_key
+    from mdh_ir.device import PRESETS
+    from mdh_ir.driver.choose import Choice, known_config
+    from mdh_ir.schedule.default_config import default_config
+    from mdh_ir.semantics.reference import find_compute
+
+    op, info = find_compute(CATALOG["matvec"].build(i=20, k=12)), PRESETS["cpu"]
+    mine = default_config(op, info).with_(unroll=2)
+    Database(postgres).record(computation_key(op), info.key, Evaluation(str(mine.to_attr()), OK, 0.5))
+    monkeypatch.setenv("MDH_TUNING_DB", postgres)
+    assert known_config(op, info) == Choice(mine, "database")
