@@ -316,6 +316,8 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     if args.compare and any(t not in TECHNIQUES for t in args.compare.split(",")):
         parser.error(f"--compare: techniques are {', '.join(TECHNIQUES)}")
+    if (args.worker is None) != (args.since is None):
+        parser.error("--worker and --since come together (a worker that mdh-tune --workers started)")
     if args.workers < 1:
         parser.error(f"--workers {args.workers}: expected a positive number of workers")
     if (args.workers > 1 or args.storage) and (args.compare or args.plot):
