@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -84,6 +85,8 @@ def main() -> None:
     finally:
         if args.storage is None:
             subprocess.run([ROOT / "scripts" / "postgres.sh", "stop", pg], capture_output=True)
+            shutil.rmtree(pg, ignore_errors=True)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 if __name__ == "__main__":
