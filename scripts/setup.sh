@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Create the virtual environment, install mdh_ir with its test tools, and make sure an
-# OpenCL platform exists (Debian's PoCL when none is found). Idempotent.
+# OpenCL platform exists (Debian's PoCL when none is found) and PostgreSQL for the shared
+# tuning tests (Debian's postgresql, started by scripts/postgres.sh). Idempotent.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON=${PYTHON:-python3}
@@ -32,4 +33,10 @@ fi
 if [ "${MDH_OCLGRIND:-1}" != 0 ] && [ ! -e /usr/lib/oclgrind/liboclgrind-rt-icd.so ]; then
   echo "setup: installing Oclgrind (Debian oclgrind)" >&2
   apt_install oclgrind
+fi
+# PostgreSQL (Debian's package; tests/test_distributed_tuning.py starts a server with
+# scripts/postgres.sh). MDH_POSTGRES=0 skips it (and those tests).
+if [ "${MDH_POSTGRES:-1}" != 0 ] && ! command -v pg_ctl >/dev/null && ! ls /usr/lib/postgresql/*/bin/pg_ctl >/dev/null 2>&1; then
+  echo "setup: installing PostgreSQL (Debian postgresql)" >&2
+  apt_install postgresql
 fi

@@ -1,11 +1,15 @@
-"""The tuning database: every evaluation of every configuration, in SQLite.
+"""The tuning database: every evaluation of every configuration, in an SQLite file or a
+PostgreSQL database (`mdh_ir.database.backend`).
 
 An evaluation is keyed by the computation (`computation_key`: a hash of the canonical
 IR of the op and the functions it calls, without its configuration; sizes are part of
 the op), the device (`DeviceInfo.key`: platform, device name, driver version) and the
 configuration (its `#mdh.config` text). Each evaluation is written in its own
 transaction, so a process killed mid-write leaves the database consistent; several
-processes may share one file (WAL journal, busy timeout, insert-or-ignore on the key).
+processes may share one file (WAL journal, busy timeout, insert-or-ignore on the key),
+and the workers of several hosts one PostgreSQL database. Workers tuning one computation
+together claim a configuration before they evaluate it (`Database.claim`: a `running` row
+naming the worker), so no two evaluate it; a claim whose worker died expires.
 A time measured in turns with the default when tuning ends is marked `confirmed`; the
 best configuration is the fastest confirmed one (a single flattering time of a
 candidate never timed again does not outrank it), else the fastest of all. Each
@@ -20,9 +24,12 @@ evaluated again by a later run, which replaces it.
 The file is only a cache, and it is checked before it is used: a file that is not an
 SQLite database, is damaged, holds other tables, or was written by a newer schema raises
 `DatabaseError` naming the file, before anything is written to it. Its schema version is
-SQLite's `user_version` (`SCHEMA_VERSION`); a file of an older version is migrated.
+SQLite's `user_version` (`SCHEMA_VERSION`); a file of an older version is migrated. A
+PostgreSQL database is checked and migrated the same way (its tables in the schema
+`mdh_tuning`, the version in that schema's comment).
 
-The default file is `$MDH_TUNING_DB`, else `~/.cache/mdh_ir/tuning.sqlite`. The tuner
+The default file is `$MDH_TUNING_DB` (a path or a `postgresql://` URL), else
+`~/.cache/mdh_ir/tuning.sqlite`. The tuner
 writes it (`mdh_ir.tuning`); the compile driver reads its best configurations
 (`best_config`, `mdh_ir.driver.choose`).
 """
@@ -32,7 +39,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import sqlite3
 import time
 from dataclasses import dataclass, field
 from io import StringIO
@@ -46,6 +52,7 @@ from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.traits import SymbolTable
 
+from mdh_ir.database.backend import backend_for, is_url, shown
 from mdh_ir.schedule.config import Config
 from mdh_ir.device import DeviceInfo
 from mdh_ir.dialects.mdh import MDH, ComputeOp, ConfigAttr
@@ -77,10 +84,13 @@ OK = "ok"
 `wrong` (result differs from the reference), `build` (OpenCL build error), `rule`
 (refused by a constraint), `timeout`, `slow` (stopped: its runs took longer than a
 candidate `evaluate.CUTOFF` times slower than the best could), `crash` (the evaluating
-process died), `error`."""
+process died), `error`; `running` marks a configuration claimed by a worker
+(`Database.claim`) until its result replaces it."""
+RUNNING = "running"
 LASTING = (OK, "wrong", "build", "rule")
 """Statuses caused by the configuration itself: later runs replay them. The others were
 caused by the run's options or the machine's state: later runs evaluate again."""
+_LASTING = ", ".join(f"'{s}'" for s in LASTING)
 SCHEMA_VERSION = 2
 """Version 0: no version recorded (without the `confirmed` and `options` columns);
 version 1: without `phases`."""
@@ -102,12 +112,15 @@ class DatabaseError(Exception):
     """A tuning database file that cannot be used; the message names the file."""
 
     def __init__(self, path: Path | str, reason: str):
-        super().__init__(f"{path}: {reason}")
-        self.path, self.reason = str(path), reason
+        super().__init__(f"{shown(path)}: {reason}")
+        self.path, self.reason = shown(path), reason
 
 
-def default_path() -> Path:
+def default_path() -> Path | str:
+    """`$MDH_TUNING_DB` (a file, or a PostgreSQL URL), else the file in the user's cache."""
     env = os.environ.get("MDH_TUNING_DB")
+    if env and is_url(env):
+        return env
     return Path(env) if env else Path.home() / ".cache" / "mdh_ir" / "tuning.sqlite"
 
 
@@ -206,33 +219,32 @@ class Evaluation:
 
 class Database:
     def __init__(self, path: Path | str = ":memory:"):
-        """Open (or create) the database at `path`; `DatabaseError` if the file is not
-        one this schema can use (module docstring), before anything is written."""
-        self.path = str(path)
+        """Open (or create) the database at `path` (a file, `:memory:` or a PostgreSQL
+        URL); `DatabaseError` if it is not one this schema can use (module docstring),
+        before anything is written."""
+        self.path = shown(path)
+        kind = backend_for(path)
         try:
-            if self.path != ":memory:":
-                Path(path).parent.mkdir(parents=True, exist_ok=True)
-            self.conn = sqlite3.connect(self.path, timeout=60, isolation_level=None)
-            self.conn.execute("PRAGMA busy_timeout = 60000")
-            version = self._check()
-            if self.path != ":memory:":
-                self.conn.execute("PRAGMA journal_mode = WAL")
-            self.conn.executescript(SCHEMA)
-            if version < SCHEMA_VERSION:
-                self._migrate()
-        except (sqlite3.Error, OSError) as e:
-            raise DatabaseError(path, f"unusable SQLite file ({e})") from None
+            self.backend = kind(path)
+            self.conn = self.backend.conn
+            with self.backend.initializing():
+                version = self._check()
+                self.backend.create(SCHEMA)
+                if version < SCHEMA_VERSION:
+                    self._migrate()
+        except (*kind.errors(), OSError) as e:
+            raise DatabaseError(path, f"unusable {kind.kind} ({' '.join(str(e).split())})") from None
 
     def _check(self) -> int:
-        """The file's schema version; `DatabaseError` for a file of another kind or schema,
-        or a damaged one."""
-        tables = dict(self.conn.execute("SELECT name, type FROM sqlite_master WHERE type = 'table'").fetchall())
-        version = self.conn.execute("PRAGMA user_version").fetchone()[0]
-        foreign = sorted(set(tables) - set(COLUMNS))
+        """The database's schema version; `DatabaseError` for one of another kind or
+        schema, or a damaged one."""
+        tables = self.backend.tables()
+        version = self.backend.version()
+        foreign = sorted(tables - set(COLUMNS))
         if foreign:
             raise DatabaseError(self.path, f"not a tuning database (it holds tables {', '.join(foreign)})")
         for table, needed in COLUMNS.items():
-            columns = {row[1] for row in self.conn.execute(f"PRAGMA table_info({table})")}
+            columns = self.backend.columns(table)
             if table in tables and not needed <= columns:
                 missing = ", ".join(sorted(needed - columns))
                 raise DatabaseError(self.path, f"not a tuning database (table {table} lacks {missing})")
@@ -240,30 +252,32 @@ class Database:
             raise DatabaseError(
                 self.path, f"written by a newer mdh_ir (schema {version}; this one reads up to {SCHEMA_VERSION})"
             )
-        damage = self.conn.execute("PRAGMA quick_check(1)").fetchone()[0]
-        if damage != "ok":
+        damage = self.backend.damage()
+        if damage is not None:
             raise DatabaseError(self.path, f"the database is damaged ({damage})")
         return version
 
     def _migrate(self) -> None:
         """Bring a database of an older schema version to `SCHEMA_VERSION`."""
-        with self.conn:
-            columns = {row[1] for row in self.conn.execute("PRAGMA table_info(evaluations)")}
+        with self.backend.transaction():
+            columns = self.backend.columns("evaluations")
             for name, declaration in ADDED.items():
                 if name not in columns:
-                    self.conn.execute(f"ALTER TABLE evaluations ADD COLUMN {name} {declaration}")
-            self.conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+                    self.backend.execute(f"ALTER TABLE evaluations ADD COLUMN {name} {declaration}")
+            self.backend.set_version(SCHEMA_VERSION)
+
+    def _execute(self, sql: str, params: tuple = ()):
+        return self.backend.execute(sql, params)
 
     def add_computation(self, op: ComputeOp) -> str:
         key = computation_key(op)
-        with self.conn:
-            self.conn.execute(
-                "INSERT OR IGNORE INTO computations VALUES (?, ?)", (key, canonical_ir(op))
-            )
+        self._execute(
+            "INSERT INTO computations VALUES (?, ?) ON CONFLICT DO NOTHING", (key, canonical_ir(op))
+        )
         return key
 
     def lookup(self, computation: str, device: str, config: str) -> Evaluation | None:
-        row = self.conn.execute(
+        row = self._execute(
             f"SELECT {_COLUMNS} FROM evaluations"
             " WHERE computation = ? AND device = ? AND config = ?",
             (computation, device, config),
@@ -271,35 +285,54 @@ class Database:
         return _evaluation(row) if row else None
 
     def record(self, computation: str, device: str, e: Evaluation) -> None:
-        """Store `e`, replacing a stored failure that is not `lasting`; a lasting
-        evaluation already stored (by a concurrent run) is kept."""
-        lasting = ", ".join(f"'{s}'" for s in LASTING)
-        with self.conn:
-            self.conn.execute(
-                "INSERT INTO evaluations (computation, device, config, status,"
-                " seconds, times, message, cost, technique, created, options, phases)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-                " ON CONFLICT (computation, device, config) DO UPDATE SET"
-                " status = excluded.status, seconds = excluded.seconds, times = excluded.times,"
-                " message = excluded.message, cost = excluded.cost, technique = excluded.technique,"
-                " created = excluded.created, options = excluded.options, phases = excluded.phases, confirmed = 0"
-                f" WHERE evaluations.status NOT IN ({lasting})",
-                (computation, device, e.config, e.status, e.seconds, json.dumps(e.times),
-                 e.message, e.cost, e.technique, time.time(), json.dumps(e.options), json.dumps(e.phases)),
-            )  # fmt: skip
+        """Store `e`, replacing a stored failure that is not `lasting` (or a claim); a
+        lasting evaluation already stored (by a concurrent run) is kept."""
+        self._execute(
+            "INSERT INTO evaluations (computation, device, config, status,"
+            " seconds, times, message, cost, technique, created, options, phases)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT (computation, device, config) DO UPDATE SET"
+            " status = excluded.status, seconds = excluded.seconds, times = excluded.times,"
+            " message = excluded.message, cost = excluded.cost, technique = excluded.technique,"
+            " created = excluded.created, options = excluded.options, phases = excluded.phases, confirmed = 0"
+            f" WHERE evaluations.status NOT IN ({_LASTING})",
+            (computation, device, e.config, e.status, e.seconds, json.dumps(e.times),
+             e.message, e.cost, e.technique, time.time(), json.dumps(e.options), json.dumps(e.phases)),
+        )  # fmt: skip
+
+    def claim(
+        self, computation: str, device: str, config: str, worker: str, lifetime: float, since: float
+    ) -> bool:
+        """Claim `config` for `worker` to evaluate (a `running` row naming it, which
+        `record` replaces). True where nothing is stored for it, or a failure that is not
+        `lasting` stored before `since` (by an earlier run), or a claim of this worker or
+        one older than `lifetime` seconds (its worker died). One statement, so of
+        concurrent claims exactly one wins."""
+        now = time.time()
+        claimed = self._execute(
+            "INSERT INTO evaluations (computation, device, config, status, seconds, times,"
+            " message, cost, technique, created) VALUES (?, ?, ?, ?, NULL, '[]', ?, 0, '', ?)"
+            " ON CONFLICT (computation, device, config) DO UPDATE SET"
+            " status = excluded.status, seconds = NULL, times = '[]', message = excluded.message,"
+            " cost = 0, technique = '', created = excluded.created, options = '{}', phases = '{}', confirmed = 0"
+            f" WHERE evaluations.status NOT IN ({_LASTING}) AND CASE WHEN evaluations.status = ?"
+            " THEN evaluations.message = excluded.message OR evaluations.created < ?"
+            " ELSE evaluations.created < ? END",
+            (computation, device, config, RUNNING, worker, now, RUNNING, now - lifetime, since),
+        )  # fmt: skip
+        return claimed.rowcount == 1
 
     def confirm(self, computation: str, device: str, config: str, seconds: float) -> None:
         """Replace a stored time by one measured in turns with the default."""
-        with self.conn:
-            self.conn.execute(
-                "UPDATE evaluations SET seconds = ?, confirmed = 1"
-                " WHERE computation = ? AND device = ? AND config = ?",
-                (seconds, computation, device, config),
-            )
+        self._execute(
+            "UPDATE evaluations SET seconds = ?, confirmed = 1"
+            " WHERE computation = ? AND device = ? AND config = ?",
+            (seconds, computation, device, config),
+        )
 
     def best(self, computation: str, device: str) -> Evaluation | None:
         """The fastest confirmed correct evaluation, else the fastest correct one."""
-        row = self.conn.execute(
+        row = self._execute(
             f"SELECT {_COLUMNS} FROM evaluations"
             " WHERE computation = ? AND device = ? AND status = ?"
             " ORDER BY confirmed DESC, seconds, id LIMIT 1",
@@ -309,24 +342,24 @@ class Database:
 
     def computations(self, device: str) -> list[tuple[str, str]]:
         """Every computation (key, `canonical_ir`) with a correct evaluation on `device`."""
-        return self.conn.execute(
+        return self._execute(
             "SELECT key, ir FROM computations WHERE EXISTS (SELECT 1 FROM evaluations"
             " WHERE computation = key AND device = ? AND status = ?) ORDER BY key",
             (device, OK),
         ).fetchall()
 
     def ir(self, computation: str) -> str | None:
-        row = self.conn.execute("SELECT ir FROM computations WHERE key = ?", (computation,)).fetchone()
+        row = self._execute("SELECT ir FROM computations WHERE key = ?", (computation,)).fetchone()
         return row[0] if row else None
 
     def tuned(self) -> list[tuple[str, str]]:
         """Every (computation, device) with an evaluation."""
-        return self.conn.execute(
+        return self._execute(
             "SELECT DISTINCT computation, device FROM evaluations ORDER BY computation, device"
         ).fetchall()
 
     def evaluations(self, computation: str, device: str) -> list[Evaluation]:
-        rows = self.conn.execute(
+        rows = self._execute(
             f"SELECT {_COLUMNS} FROM evaluations"
             " WHERE computation = ? AND device = ? ORDER BY id",
             (computation, device),
@@ -347,7 +380,7 @@ def best_config(db: Database, op: ComputeOp, info: DeviceInfo) -> Config | None:
     `DatabaseError` if the database cannot be read or its pick does not parse."""
     try:
         best = db.best(computation_key(op), info.key)
-    except (sqlite3.Error, ValueError) as e:
+    except (*db.backend.errors(), ValueError) as e:
         raise DatabaseError(db.path, f"unreadable ({e})") from None
     if best is None:
         return None

@@ -40,9 +40,10 @@ class TuningDatabaseWarning(UserWarning):
 
 def known_config(op: ComputeOp, info: DeviceInfo, database: Database | None = None) -> Choice | None:
     """The best configuration `database` knows for `op` on this device (by default the
-    file `default_path()` names, where it exists), else the one shipped for the device."""
+    file or PostgreSQL database `default_path()` names, where it exists), else the one
+    shipped for the device."""
     try:
-        if database is None and (path := default_path()).exists():
+        if database is None and (isinstance(path := default_path(), str) or path.exists()):
             database = Database(path)
         if database is not None and (known := best_config(database, op, info)) is not None:
             return Choice(known, "database")

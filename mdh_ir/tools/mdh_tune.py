@@ -1,8 +1,9 @@
 """`mdh-tune`: auto-tune the configuration of an `.mlir` file's computation.
 
     mdh-tune f.mlir [--device D] --budget 60s|200evals [--technique tpe|anneal|random|ga|model]
-             [--seed S] [--db FILE] [--repeats N] [--timeout SECONDS] [-o tuned.mlir]
+             [--seed S] [--db FILE|URL] [--repeats N] [--timeout SECONDS] [-o tuned.mlir]
              [--plot run.png] [--compare tpe,anneal,random] [--build-workers N]
+             [--workers N] [--storage URL] [--device D1,D2,...]
 
 Every evaluation is stored in the tuning database (`--db`, default `$MDH_TUNING_DB` or
 `~/.cache/mdh_ir/tuning.sqlite`): a killed run resumes where it stopped, and a later run
@@ -26,16 +27,34 @@ CPU 0); the time block then shows the pool's phases apart (`pool_*`, overlapping
 rest) and the device's waiting for it (`wait`). `--timeout` and `--repeats` must be positive, and a database file that is not a tuning
 database (or is damaged, or of a newer schema) is refused, naming the file, before
 anything is evaluated or written.
+
+`--workers N` tunes with N worker processes (one per device: `--device` takes a list of
+devices of one kind, worker i uses the i-th modulo its length) that share one optuna
+study and the tuning database (`mdh_ir.tuning.distributed`): no configuration is
+evaluated twice and a killed worker loses none of its evaluations. A budget of
+evaluations is split among them, one of seconds holds for each. `--storage` is optuna's
+RDB storage URL (`postgresql://user@host:port/db`, or `sqlite:///FILE` for workers of one
+host); commands on several hosts given one PostgreSQL URL (as `--storage`, or `--db`,
+which may be the same URL) tune together. Without `--storage` the study lives in the
+`--db` URL, or in a file beside the `--db` file (`<db>.studies`). Once its workers ended,
+the command runs the final check once, itself; it exits 1 if a worker failed (after the
+check, which keeps what the others found).
 """
 
 from __future__ import annotations
 
 import argparse
+import subprocess
 import sys
+import time
+from dataclasses import replace
 from pathlib import Path
 
+from xdsl.dialects.builtin import ModuleOp
+
 from mdh_ir.schedule.constraints import input_violations, violations
-from mdh_ir.database.store import Database, DatabaseError, default_path
+from mdh_ir.database.backend import is_url, shown
+from mdh_ir.database.store import Database, DatabaseError, computation_key, default_path
 from mdh_ir.schedule.default_config import complete_config
 from mdh_ir.dialects.mdh import ComputeOp
 from mdh_ir.errors import MDHError
@@ -43,16 +62,18 @@ from mdh_ir.runtime import device_info
 from mdh_ir.tools.context import make_context
 from mdh_ir.tools.diagnostics import diagnose, load_module, the_compute
 from mdh_ir.tools.mdh_run import format_seconds
+from mdh_ir.tuning.distributed import CLAIM_SLACK, Sharing, open_storage, storage_url, study_name, worker_name
 from mdh_ir.tuning.evaluate import PHASES
 from mdh_ir.tuning.pool import POOL_PHASES
 from mdh_ir.tuning.tuner import TECHNIQUES, Budget, Progress, Tuner, parse_config
 
 
 class ProgressBar:
-    """One status line on stderr, rewritten after each evaluation."""
+    """One status line on stderr, rewritten after each evaluation (with `lines`, one
+    line per evaluation, as workers sharing stderr write it)."""
 
-    def __init__(self, budget: Budget, label: str = ""):
-        self.budget, self.label = budget, label
+    def __init__(self, budget: Budget, label: str = "", lines: bool = False):
+        self.budget, self.label, self.lines = budget, label, lines
         self.drawn = False
 
     def __call__(self, p: Progress) -> None:
@@ -65,11 +86,11 @@ class ProgressBar:
             f"replayed {p.replayed} | best {best} | {p.elapsed:.0f}s"
             + (f", ETA {eta:.0f}s" if eta is not None else "")
         )
-        sys.stderr.write("\r" + line.ljust(100))
+        sys.stderr.write(line + "\n" if self.lines else "\r" + line.ljust(100))
         sys.stderr.flush()
 
     def close(self) -> None:
-        if self.drawn:
+        if self.drawn and not self.lines:
             sys.stderr.write("\n")
 
 
@@ -82,11 +103,17 @@ def summary(p: Progress) -> str:
     for seed, e in p.seeds:
         here = format_seconds(e.seconds) if e.ok else e.status
         lines.append(f"  {here}  from {seed} ({format_seconds(seed.seconds)} there)")
-    if b is not None:
-        lines.append(f"best: {format_seconds(b.seconds)} {b.config}")  # type: ignore[arg-type]
-        if d is not None and d.ok:
-            lines.append(f"speedup over default: {d.seconds / b.seconds:.2f}x")  # type: ignore
-    return "\n".join(lines + phase_lines(p))
+    return "\n".join(lines + best_lines(p) + phase_lines(p))
+
+
+def best_lines(p: Progress) -> list[str]:
+    d, b = p.default, p.best
+    if b is None:
+        return []
+    lines = [f"best: {format_seconds(b.seconds)} {b.config}"]  # type: ignore[arg-type]
+    if d is not None and d.ok:
+        lines.append(f"speedup over default: {d.seconds / b.seconds:.2f}x")  # type: ignore
+    return lines
 
 
 def phase_lines(p: Progress) -> list[str]:
@@ -151,13 +178,72 @@ def check_options(args: argparse.Namespace) -> None:
         raise ValueError(f"--build-workers {args.build_workers}: expected 0 or more processes")
 
 
-def run(args: argparse.Namespace) -> int:
-    check_options(args)
-    with open(args.input, "rb") as f:
-        module = load_module(make_context(), f.read(), args.input)
-    op = the_compute(module)
-    budget = Budget.parse(args.budget)
-    check_input(op, args.device)
+def tuning_db(args: argparse.Namespace) -> Path | str:
+    """The tuning database: `--db`, else a PostgreSQL `--storage`, else the default."""
+    return args.db or (args.storage if is_url(args.storage or "") else default_path())
+
+
+def share(budget: Budget, workers: int, index: int) -> Budget:
+    """Worker `index`'s part of `budget`: its share of the evaluations, all the seconds."""
+    if budget.evaluations is None:
+        return budget
+    return replace(budget, evaluations=budget.evaluations // workers + (index < budget.evaluations % workers))
+
+
+def run_worker(args: argparse.Namespace, module: ModuleOp, budget: Budget, devices: list) -> int:
+    """Worker `--worker` of a shared tuning (`run_shared` starts it): its share of the
+    budget, no final check; one progress line per evaluation, its summary at the end."""
+    i = args.worker
+    device, target = devices[i % len(devices)], tuning_db(args)
+    name = study_name(computation_key(the_compute(module)), device_info(device).key, args.technique)
+    lifetime = args.timeout + CLAIM_SLACK
+    sharing = Sharing(storage_url(target, args.storage), name, i, worker_name(i), lifetime, args.since)
+    mine = share(budget, args.workers, i)
+    bar = ProgressBar(mine, f"worker {i}: ", lines=True)
+    tuner = Tuner(module, Database(target), device, args.technique, args.seed, args.repeats, args.timeout, bar,
+                  sharing=sharing, build_workers=args.build_workers)  # fmt: skip
+    print(summary(tuner.run(mine)))
+    return 0
+
+
+def run_shared(args: argparse.Namespace, argv: list[str], module: ModuleOp, devices: list) -> tuple[Progress, bool]:
+    """Start `--workers` workers (this command with `--worker I`), wait for them, then
+    run the final check once: its progress, and whether every worker succeeded."""
+    import optuna
+
+    target = tuning_db(args)
+    db = Database(target)
+    infos = [device_info(d) for d in devices]
+    if len({info.key for info in infos}) > 1:
+        raise ValueError("--device: the workers of one tuning need devices of one kind (model and driver)")
+    storage = storage_url(target, args.storage)
+    name = study_name(db.add_computation(the_compute(module)), infos[0].key, args.technique)
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    optuna.create_study(storage=open_storage(storage), study_name=name, direction="minimize", load_if_exists=True)
+    print(f"device: {infos[0].platform} | {infos[0].name}")
+    print(f"workers: {args.workers}, study {name} in {shown(storage)}, database {shown(target)}", flush=True)
+    command = [sys.executable, "-m", "mdh_ir.tools.mdh_tune", *argv, "--since", repr(time.time())]
+    workers = [subprocess.Popen([*command, "--worker", str(i)], stdout=subprocess.PIPE, text=True)
+               for i in range(args.workers)]  # fmt: skip
+    succeeded = True
+    for i, worker in enumerate(workers):
+        out, _ = worker.communicate()
+        print(f"== worker {i} (pid {worker.pid}, device {devices[i % len(devices)] or 'default'})")
+        print(out.rstrip() or "(no summary)")
+        if worker.returncode != 0:
+            print(f"mdh-tune: worker {i} exited with {worker.returncode}; its evaluations are kept", file=sys.stderr)
+            succeeded = False
+    progress = Tuner(module, db, devices[0], args.technique, args.seed, args.repeats, args.timeout).final_check()
+    print("== final check")
+    default = progress.default
+    print(f"evaluations stored: {progress.evaluations} ({progress.failures} failed)")
+    print(f"default: {format_seconds(default.seconds) if default and default.ok else 'failed'}")
+    print("\n".join(best_lines(progress)))
+    return progress, succeeded
+
+
+def run_alone(args: argparse.Namespace, module: ModuleOp, budget: Budget) -> dict[str, Progress]:
+    """Tune in this process: the technique, or each of `--compare`'s (and plot them)."""
     techniques = args.compare.split(",") if args.compare else [args.technique]
     runs: dict[str, Progress] = {}
     for name in techniques:
@@ -175,8 +261,28 @@ def run(args: argparse.Namespace) -> int:
         print(summary(runs[name]))
     if args.plot:
         each = f"{budget} each, from a fresh database" if args.compare else str(budget)
-        plot(runs, args.plot, f"{op.comp_name.data} on {tuner.info.name} ({each})")
+        plot(runs, args.plot, f"{the_compute(module).comp_name.data} on {tuner.info.name} ({each})")
         print(f"plot: {args.plot}")
+    return runs
+
+
+def run(args: argparse.Namespace, argv: list[str]) -> int:
+    check_options(args)
+    with open(args.input, "rb") as f:
+        module = load_module(make_context(), f.read(), args.input)
+    op = the_compute(module)
+    budget = Budget.parse(args.budget)
+    devices = args.device.split(",") if args.device else [None]
+    for device in devices:
+        check_input(op, device)
+    if args.worker is not None:
+        return run_worker(args, module, budget, devices)
+    succeeded = True
+    if args.workers > 1 or args.storage:
+        shared, succeeded = run_shared(args, argv, module, devices)
+        runs = {args.technique: shared}
+    else:
+        runs = run_alone(args, module, budget)
     best = min(
         (p.best for p in runs.values() if p.best is not None), key=lambda e: e.seconds, default=None
     )  # type: ignore[arg-type]
@@ -191,20 +297,22 @@ def run(args: argparse.Namespace) -> int:
             print(f"{args.output}: error: cannot write: {e.strerror}", file=sys.stderr)
             return 1
         print(f"tuned IR: {args.output}")
-    return 0
+    return 0 if succeeded else 1
 
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="mdh-tune", description=__doc__.splitlines()[0])
     parser.add_argument("input", help="an .mlir file holding one mdh.compute")
-    parser.add_argument("--device", help="cpu, gpu or PLATFORM:DEVICE (default: $MDH_DEVICE or cpu)")
+    parser.add_argument(
+        "--device", help="cpu, gpu or PLATFORM:DEVICE (default: $MDH_DEVICE or cpu); with --workers a list D1,D2,..."
+    )
     parser.add_argument("--budget", default="60s", help="e.g. 60s, 2m, 200evals, 60s,200evals")
     parser.add_argument("--technique", default="tpe", choices=TECHNIQUES)
     parser.add_argument(
         "--compare", help="comma-separated techniques, each run with the budget from a fresh database"
     )
     parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--db", help="tuning database file")
+    parser.add_argument("--db", help="tuning database: a file or a postgresql:// URL")
     parser.add_argument("--repeats", type=int, default=10, help="timed runs per candidate")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per candidate")
     parser.add_argument(
@@ -212,11 +320,24 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("-o", "--output", help="write the tuned IR here")
     parser.add_argument("--plot", help="write a PNG of best time against evaluations/seconds")
+    parser.add_argument("--workers", type=int, default=1, help="worker processes sharing the tuning")
+    parser.add_argument("--storage", help="optuna RDB storage URL the workers share (postgresql://, sqlite:///)")
+    parser.add_argument("--worker", type=int, help=argparse.SUPPRESS)  # the index of a started worker
+    parser.add_argument("--since", type=float, help=argparse.SUPPRESS)  # when its command started
+    argv = sys.argv[1:] if argv is None else argv
     args = parser.parse_args(argv)
     if args.compare and any(t not in TECHNIQUES for t in args.compare.split(",")):
         parser.error(f"--compare: techniques are {', '.join(TECHNIQUES)}")
+    if (args.worker is None) != (args.since is None):
+        parser.error("--worker and --since come together (a worker that mdh-tune --workers started)")
+    if args.workers < 1:
+        parser.error(f"--workers {args.workers}: expected a positive number of workers")
+    if (args.workers > 1 or args.storage) and (args.compare or args.plot):
+        parser.error("--compare and --plot tune alone: not with --workers or --storage")
+    if args.device and "," in args.device and args.workers == 1 and not args.storage:
+        parser.error("--device: a list of devices is for --workers")
     try:
-        sys.exit(run(args))
+        sys.exit(run(args, argv))
     except DatabaseError as e:
         print(f"{e.path}: error: {e.reason}; move it aside or pass another --db", file=sys.stderr)
     except OSError as e:

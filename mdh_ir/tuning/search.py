@@ -11,14 +11,17 @@ failed or infeasible draw):
 - `tpe`: optuna's Tree-structured Parzen Estimator (multivariate, model-based);
 - `ga`: optuna's NSGA-II sampler used as a genetic algorithm on one objective.
 
-All are seeded. Failed and infeasible draws are reported to the model-based techniques
+All are seeded. `tpe` and `ga` keep their trials in an optuna study: in memory, or,
+for workers tuning together (`mdh_ir.tuning.distributed`), the shared study in an RDB
+storage, where each worker's sampler has its own seed. Failed and infeasible draws are reported to the model-based techniques
 as a penalty (ten times the slowest time seen), so they learn to avoid them.
 
 `start_from` gives a technique a known point (the tuner passes the default
 configuration's draws and time): annealing starts its walk there; `tpe` and `ga` learn
 it and make their first `NEIGHBOURS` trials its neighbours (one or two draws redrawn)
 instead of uniform draws, which in a large space are mostly 10-1000x slower than a
-good default and cost most of a short budget.
+good default and cost most of a short budget. In a shared study the known point and
+its neighbours are added once, however many workers start from them.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from mdh_ir.tuning.distributed import Sharing, open_storage
 from mdh_ir.tuning.space import RandomTrial
 
 TECHNIQUES = ("tpe", "anneal", "random", "ga")
@@ -119,18 +123,26 @@ class Annealing(Technique):
 
 
 class OptunaTechnique(Technique):
-    def __init__(self, name: str, seed: int):
+    def __init__(self, name: str, seed: int, sharing: Sharing | None = None):
         import optuna
 
         optuna.logging.set_verbosity(optuna.logging.WARNING)
         self.name = name
+        own = seed + sharing.index if sharing else seed
         if name == "tpe":
             sampler = optuna.samplers.TPESampler(
-                seed=seed, multivariate=True, n_startup_trials=10
+                seed=own, multivariate=True, n_startup_trials=10
             )
         else:
-            sampler = optuna.samplers.NSGAIISampler(seed=seed, population_size=16)
-        self.study = optuna.create_study(direction="minimize", sampler=sampler)
+            sampler = optuna.samplers.NSGAIISampler(seed=own, population_size=16)
+        if sharing is None:
+            self.study = optuna.create_study(direction="minimize", sampler=sampler)
+        else:
+            storage = open_storage(sharing.storage)
+            self.study = optuna.create_study(
+                storage=storage, study_name=sharing.study, direction="minimize", sampler=sampler, load_if_exists=True
+            )
+        self.shared = sharing is not None
         self.rng = np.random.default_rng(seed)
         self.slowest = 0.0
 
@@ -148,18 +160,23 @@ class OptunaTechnique(Technique):
 
         unit = optuna.distributions.FloatDistribution(0.0, 1.0)
         known = optuna.trial.create_trial(params=params, distributions=dict.fromkeys(params, unit), value=seconds)
-        self.study.add_trial(known)
+        if not (self.shared and any(t.params == params for t in self.study.get_trials(deepcopy=False))):
+            self.study.add_trial(known)
         self.slowest = max(self.slowest, seconds)
         for _ in range(NEIGHBOURS):
             moved = moved_names(self.rng, list(params))
-            self.study.enqueue_trial({k: v for k, v in params.items() if k not in moved})
+            neighbour = {k: v for k, v in params.items() if k not in moved}
+            self.study.enqueue_trial(neighbour, skip_if_exists=self.shared)
 
 
-def make_technique(name: str, seed: int) -> Technique:
+def make_technique(name: str, seed: int, sharing: Sharing | None = None) -> Technique:
+    """The technique `name`; with `sharing`, one worker's part of a shared tuning (the
+    local techniques draw with the seed plus the worker's index)."""
+    own = seed + sharing.index if sharing else seed
     if name == "random":
-        return RandomSearch(seed)
+        return RandomSearch(own)
     if name == "anneal":
-        return Annealing(seed)
+        return Annealing(own)
     if name in ("tpe", "ga"):
-        return OptunaTechnique(name, seed)
+        return OptunaTechnique(name, seed, sharing)
     raise ValueError(f"unknown technique '{name}' (known: {', '.join(TECHNIQUES)})")

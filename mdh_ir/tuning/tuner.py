@@ -32,6 +32,13 @@ faster than the default, and a pick timed in another run is compared in this one
 tuning's pick is then the database's best, so what it reports is what `compile_module`
 uses afterwards.
 
+Workers tuning one computation together (`sharing`, `mdh_ir.tuning.distributed`) share
+the technique's study and claim each configuration before evaluating it: a draw another
+worker holds or has stored is skipped as a duplicate, and the default, the database's
+best and the seeds are waited for while another worker evaluates them. A worker leaves
+the final check to its command, which runs it once all its workers ended
+(`final_check`).
+
 Budgets: `Budget.parse("60s")`, `"200evals"`, `"2m"`, or both (`"60s,200evals"`):
 tuning stops at whichever is reached first. Seconds count evaluation costs (stored ones
 included) plus the search's own time.
@@ -51,11 +58,12 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
 from mdh_ir.schedule.config import Config
-from mdh_ir.database.store import Database, Evaluation, best_config, parse_config
+from mdh_ir.database.store import OK, RUNNING, Database, Evaluation, best_config, parse_config
 from mdh_ir.schedule.default_config import default_config
 from mdh_ir.runtime import device_info
 from mdh_ir.semantics.compare import reference_outputs
 from mdh_ir.semantics.reference import find_compute, random_inputs
+from mdh_ir.tuning.distributed import Sharing
 from mdh_ir.tuning.evaluate import Evaluator
 from mdh_ir.tuning.pool import POOL_PHASES, BuildPool
 from mdh_ir.tuning.model import ModelSearch
@@ -165,6 +173,7 @@ class Tuner:
         progress: Callable[[Progress], None] | None = None,
         worker: str = "mdh_ir.tuning.evaluate",
         build_workers: int | None = None,
+        sharing: Sharing | None = None,
     ):
         """`build_workers`: processes building candidates ahead (`default_build_workers`
         by default; 0: the evaluation worker compiles each)."""
@@ -173,6 +182,7 @@ class Tuner:
         self.db = db
         self.device = device
         self.info = device_info(device)
+        self.sharing = sharing
         self.technique = self.make_technique(technique, seed)
         self.seed = seed
         self.repeats, self.timeout, self.worker = repeats, timeout, worker
@@ -182,7 +192,9 @@ class Tuner:
 
     def make_technique(self, name: str, seed: int) -> Technique:
         """The technique `name` (`TECHNIQUES`); the cost model's learns from the database."""
-        return ModelSearch(seed, self.op, self.info, self.db) if name == "model" else make_technique(name, seed)
+        if name == "model":
+            return ModelSearch(seed + (self.sharing.index if self.sharing else 0), self.op, self.info, self.db)
+        return make_technique(name, seed, self.sharing)
 
     def run(
         self,
@@ -196,10 +208,7 @@ class Tuner:
         The default is evaluated first, then the best configuration the database
         already knows (a replay), so that a tuning that continues a database never
         ends with a worse pick than the database had."""
-        if inputs is None:
-            inputs = random_inputs(self.op, np.random.default_rng(self.seed))
-        if reference is None:
-            reference = reference_outputs(self.module, inputs)
+        inputs, reference = self._data(inputs, reference)
         progress = Progress()
         seen: dict[str, Evaluation] = {}
         with ExitStack() as stack:
@@ -224,6 +233,8 @@ class Tuner:
             def measure(cfg: Config, technique: str = self.technique.name) -> Evaluation:
                 text = str(cfg.to_attr())
                 result = stored(text)
+                if result is None and self.sharing is not None:
+                    result = self.sharing.claim_or_wait(self.db, self.key, self.info.key, text)
                 if result is not None:
                     progress.replayed += 1
                     progress.spend("replayed", result.cost)
@@ -275,7 +286,8 @@ class Tuner:
                 self.technique.start_from(params, at_origin.seconds)  # type: ignore[arg-type]
             self.search(budget, pool, measure, seen, stored, default, progress)
             pool.close()
-            self.confirm(ev, progress, earlier)
+            if self.sharing is None:  # a shared tuning's command checks once (`final_check`)
+                self.confirm(ev, progress, earlier)
         return progress
 
     def search(self, budget: Budget, pool: BuildPool, measure, seen, stored, default: Config, progress: Progress) -> None:
@@ -296,12 +308,16 @@ class Tuner:
                     cfg = None
                 text = str(cfg.to_attr()) if cfg is not None else None
                 new = cfg is not None and text not in seen and text not in pending
-                if not new:
+                if new and not self._claim(text):  # type: ignore[arg-type]
+                    new, taken = False, self.db.lookup(self.key, self.info.key, text)  # type: ignore[arg-type]
+                    self.technique.tell(trial, taken.seconds if taken and taken.ok else None)
+                elif not new:
                     if text in pending:
                         pending[text][1].append(trial)  # type: ignore[index]
                     else:
                         earlier = seen.get(text) if text else None  # type: ignore[arg-type]
                         self.technique.tell(trial, earlier.seconds if earlier and earlier.ok else None)
+                if not new:
                     progress.skipped += 1
                     stalled += 1
                 elif stored(text) is None:  # type: ignore[arg-type]
@@ -319,6 +335,39 @@ class Tuner:
             result = measure(cfg)
             for trial in trials:
                 self.technique.tell(trial, result.seconds if result.ok else None)
+
+    def _data(self, inputs: list[np.ndarray] | None, reference: list[np.ndarray] | None) -> tuple:
+        """`inputs` (seeded random ones by default) and `reference` (by default the
+        reference semantics' outputs)."""
+        if inputs is None:
+            inputs = random_inputs(self.op, np.random.default_rng(self.seed))
+        if reference is None:
+            reference = reference_outputs(self.module, inputs)
+        return inputs, reference
+
+    def _claim(self, text: str) -> bool:
+        """Whether this tuner may evaluate `text`: always alone, while sharing where it
+        holds the claim (`Database.claim`)."""
+        return self.sharing is None or self.sharing.claim(self.db, self.key, self.info.key, text)
+
+    def final_check(
+        self, inputs: list[np.ndarray] | None = None, reference: list[np.ndarray] | None = None
+    ) -> Progress:
+        """The final check of a shared tuning, once its workers ended: the fastest
+        configuration they stored, the default and an earlier tuning's pick, timed in
+        turns (`confirm`)."""
+        inputs, reference = self._data(inputs, reference)
+        stored = [e for e in self.db.evaluations(self.key, self.info.key) if e.status != RUNNING]
+        progress = Progress(evaluations=len(stored), failures=sum(not e.ok for e in stored))
+        default = str(default_config(self.op, self.info).to_attr())
+        progress.default = next((e for e in stored if e.config == default), None)
+        progress.best = min((e for e in stored if e.status == OK), key=lambda e: e.seconds, default=None)  # type: ignore
+        earlier = self.db.best(self.key, self.info.key)
+        with Evaluator(
+            self.module, inputs, reference, self.device, self.repeats, self.timeout, self.worker
+        ) as ev:
+            self.confirm(ev, progress, earlier if earlier is not None and earlier.confirmed else None)
+        return progress
 
     def confirm(self, ev: Evaluator, progress: Progress, earlier: Evaluation | None = None) -> None:
         """Time the best candidate, the default and `earlier` (an earlier tuning's pick)

@@ -1,0 +1,199 @@
+"""Workers sharing one tuning (`mdh-tune --workers N`): one optuna study and one tuning
+database, in a PostgreSQL server started by scripts/postgres.sh or in SQLite files; no
+configuration is evaluated twice, every evaluation is stored once, and a killed worker
+loses nothing."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from mdh_ir.catalog import CATALOG
+from mdh_ir.database.store import OK, RUNNING, Database, Evaluation
+from mdh_ir.tuning.distributed import study_name
+
+ROOT = Path(__file__).parent.parent
+SCRIPT = ROOT / "scripts" / "postgres.sh"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def server():
+    """A PostgreSQL server on loopback in a fresh folder, stopped afterwards."""
+    if shutil.which("pg_ctl") is None and not list(Path("/usr/lib/postgresql").glob("*/bin/pg_ctl")):
+        pytest.skip("PostgreSQL is not installed (scripts/setup.sh installs Debian's postgresql unless MDH_POSTGRES=0)")
+    folder = tempfile.mkdtemp(prefix="mdh-pg-")  # not pytest's tmp_path: root-only, and PostgreSQL runs as postgres
+    env = os.environ | {"MDH_PG_EPHEMERAL": "1"}
+    started = subprocess.run([SCRIPT, "start", folder, str(free_port())], capture_output=True, text=True, env=env)
+    if started.returncode != 0:
+        shutil.rmtree(folder, ignore_errors=True)
+        pytest.skip(f"PostgreSQL could not be started: {started.stderr.strip()[-500:]}")
+    yield started.stdout.strip()
+    subprocess.run([SCRIPT, "stop", folder], capture_output=True, env=env)
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture
+def postgres(server: str, request) -> str:
+    """The URL of a fresh database on the server."""
+    import psycopg
+
+    name = "t_" + re.sub(r"\W", "_", request.node.name).lower()[:50]
+    with psycopg.connect(server, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {name}")
+        conn.execute(f"CREATE DATABASE {name}")
+    return server.rsplit("/", 1)[0] + "/" + name
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def target(request, tmp_path: Path) -> str:
+    if request.param == "sqlite":
+        return str(tmp_path / "t.sqlite")
+    return request.getfixturevalue("postgres")
+
+
+def test_one_worker_of_concurrent_claims_wins(target: str) -> None:
+    workers = 4
+    barrier = threading.Barrier(workers)
+    won: list[tuple[int, str]] = []
+
+    def claim_all(index: int) -> None:
+        db = Database(target)
+        barrier.wait()
+        for c in range(20):
+            if db.claim("k", "dev", f"c{c}", f"w{index}", lifetime=60, since=0):
+                won.append((index, f"c{c}"))
+
+    threads = [threading.Thread(target=claim_all, args=(i,)) for i in range(workers)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(c for _, c in won) == sorted(f"c{c}" for c in range(20))  # each exactly once
+
+
+def test_a_claim_is_released_by_its_result_or_by_expiry(target: str) -> None:
+    db, other = Database(target), Database(target)
+    assert db.claim("k", "dev", "a", "w1", lifetime=60, since=0)
+    assert db.claim("k", "dev", "a", "w1", lifetime=60, since=0)  # its own
+    assert not other.claim("k", "dev", "a", "w2", lifetime=60, since=0)
+    assert other.lookup("k", "dev", "a").status == RUNNING
+    time.sleep(0.02)
+    assert other.claim("k", "dev", "a", "w2", lifetime=0.01, since=0)  # w1 died: its claim expired
+    db.record("k", "dev", Evaluation("a", OK, 1.0, [1.0]))
+    assert not other.claim("k", "dev", "a", "w2", lifetime=0, since=time.time())  # stored: never again
+    db.record("k", "dev", Evaluation("b", "timeout", None))
+    started = time.time() - 10
+    assert not other.claim("k", "dev", "b", "w2", lifetime=60, since=started)  # this tuning's failure
+    assert other.claim("k", "dev", "b", "w2", lifetime=60, since=time.time() + 1)  # an earlier run's
+
+
+def tune(tmp_path: Path, evaluations: int, *options: str, **kwargs) -> subprocess.Popen:
+    source = tmp_path / "mv.mlir"
+    source.write_text(str(CATALOG["matvec"].build(i=20, k=12)))
+    command = [
+        sys.executable, "-m", "mdh_ir.tools.mdh_tune", str(source), "--device", "cpu", "--budget",
+        f"{evaluations}evals", "--repeats", "2", "--timeout", "30", "--workers", "2", *options,
+    ]  # fmt: skip
+    return subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **kwargs)
+
+
+def measured(stdout: str) -> list[int]:
+    """The evaluations each worker measured itself (not read from the database)."""
+    return [int(n) - int(r) for n, r in re.findall(r"^evaluations: (\d+) \((\d+) from the database", stdout, re.M)]
+
+
+def stored(target: str) -> dict[str, list[Evaluation]]:
+    db = Database(target)
+    (computation, device), *others = db.tuned()
+    assert not others
+    found: dict[str, list[Evaluation]] = {}
+    for e in db.evaluations(computation, device):
+        found.setdefault(e.status, []).append(e)
+    return found
+
+
+def test_two_workers_evaluate_each_configuration_once(target: str, tmp_path: Path) -> None:
+    options = ["--storage", target] if target.startswith("postgresql") else ["--db", target]
+    run = tune(tmp_path, 4, *options)
+    out, err = run.communicate(timeout=300)
+    assert run.returncode == 0, err
+    mine = measured(out)
+    assert len(mine) == 2 and all(n > 0 for n in mine)  # both workers evaluated
+    by_status = stored(target)
+    assert RUNNING not in by_status  # every claim ended in its result
+    assert sum(len(v) for v in by_status.values()) == sum(mine)  # each evaluation stored once, none twice
+    workers, final = out.split("== final check")
+    assert "  confirm " not in workers and re.search(r"^best: ", final, re.M)  # checked once, by the command
+    best, default = (re.search(rf"^{name}: (\S+)", final, re.M).group(1) for name in ("best", "default"))
+    assert best == default or any(e.confirmed for e in by_status[OK])
+
+
+def test_a_killed_worker_loses_nothing(postgres: str, tmp_path: Path) -> None:
+    run = tune(tmp_path, 8, "--storage", postgres)
+    lines: list[str] = []
+    reader = threading.Thread(target=lambda: lines.extend(iter(run.stderr.readline, "")), daemon=True)
+    reader.start()
+    deadline = time.time() + 180
+    while time.time() < deadline and not any(line.startswith("worker 1: [2/") for line in lines):
+        time.sleep(0.05)
+    worker = next(
+        pid for pid in Path(f"/proc/{run.pid}/task/{run.pid}/children").read_text().split()
+        if b"\0--worker\x001" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    )  # fmt: skip
+    os.kill(int(worker), signal.SIGKILL)
+    last = [line for line in list(lines) if line.startswith("worker 1: [")][-1]
+    out = run.stdout.read()
+    run.wait(timeout=300)
+    reader.join(timeout=10)
+    assert run.returncode == 1 and "worker 1 exited with -9" in "".join(lines)
+    done, replayed = map(int, re.search(r"\[(\d+)/\d+ evals\].*replayed (\d+)", last).groups())
+    (others,) = measured(out)  # the summary of the worker that finished
+    assert "== final check" in out and "evaluations: 4 (" in out
+    by_status = stored(postgres)
+    finished = sum(len(v) for s, v in by_status.items() if s != RUNNING)
+    # the killed worker's evaluations are all there (one more if it stored one after its last line)
+    assert others + done - replayed <= finished <= others + done - replayed + 1
+    db = Database(postgres)
+    (computation, device), *_ = db.tuned()
+    for claim in by_status.get(RUNNING, []):  # its unfinished claim: held until it expires, then free
+        assert not db.claim(computation, device, claim.config, "next", lifetime=3600, since=0)
+        assert db.claim(computation, device, claim.config, "next", lifetime=0, since=0)
+
+
+def test_the_study_is_named_after_computation_device_and_technique() -> None:
+    assert study_name("abc", "PoCL|cpu|1.0", "tpe") != study_name("abc", "PoCL|cpu|1.1", "tpe")
+    assert study_name("abc", "PoCL|cpu|1.0", "tpe") != study_name("abc", "PoCL|cpu|1.0", "ga")
+    assert study_name("abc", "PoCL|cpu|1.0", "tpe").startswith("mdh-abc-")
+
+
+def test_the_compile_driver_reads_a_postgresql_database(postgres: str, monkeypatch) -> None:
+    """`$MDH_TUNING_DB` may name a PostgreSQL database: `compile_module`'s configuration
+    then comes from it, as from a file."""
+    from mdh_ir.database.store import computation_key
+    from mdh_ir.device import PRESETS
+    from mdh_ir.driver.choose import Choice, known_config
+    from mdh_ir.schedule.default_config import default_config
+    from mdh_ir.semantics.reference import find_compute
+
+    op, info = find_compute(CATALOG["matvec"].build(i=20, k=12)), PRESETS["cpu"]
+    mine = default_config(op, info).with_(unroll=2)
+    Database(postgres).record(computation_key(op), info.key, Evaluation(str(mine.to_attr()), OK, 0.5))
+    monkeypatch.setenv("MDH_TUNING_DB", postgres)
+    assert known_config(op, info) == Choice(mine, "database")
