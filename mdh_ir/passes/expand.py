@@ -281,7 +281,8 @@ def expand_copy(copy: CopyOp) -> None:
         flat, body = e.for_(copy.worker, total, workers)
         slot = []
     coords = body.delinearize(flat, units)
-    coords[-1] = body.mul(coords[-1], lanes)
+    if coords:  # a rank-0 box is one element, moved alone (lanes 1)
+        coords[-1] = body.mul(coords[-1], lanes)
     position = [body.add(b, c) for b, c in zip(copy.base, coords)]
     if lanes > 1 and copy.inside():
         move.vector(body, position, coords, slot)

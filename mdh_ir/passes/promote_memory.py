@@ -127,7 +127,7 @@ def promote(kernel: KernelOp) -> None:
             rank = len(cache.origin)
             copy = CopyOp(args[b], cache.buffer, cache.origin, cache.extents, tuple(range(rank)),
                           perm, op.boundaries[b], worker, plan.wg_size)  # fmt: skip
-            if cache.extents[-1] % COPY_LANES == 0 and perm[-1] == rank - 1:
+            if rank and cache.extents[-1] % COPY_LANES == 0 and perm[-1] == rank - 1:
                 copy.attributes[LANES_ATTR] = IntegerAttr(COPY_LANES, 64)
             if plan.inside(b):
                 copy.attributes[INSIDE_ATTR] = UnitAttr()
