@@ -57,3 +57,15 @@ def test_unknown_device_and_missing_file() -> None:
     r = mdh_run("does/not/exist.mlir")
     assert r.returncode == 1
     assert r.stderr.strip() == "does/not/exist.mlir: error: cannot read input: No such file or directory"
+
+
+def test_config_integers_beyond_64_bits_are_refused_where_they_stand() -> None:
+    """2^63 and more are no configuration integers (an i64 would wrap 2^64 - 1 to -1, and
+    xDSL's range message named 2^64 as its bound); the column counts in the option."""
+    for value in (2**64, 2**64 - 1, 2**63):
+        r = mdh_run(str(EXAMPLES / "matvec.mlir"), "--config", f"num_wg = [{value}, 1]")
+        assert r.returncode == 1 and r.stdout == ""
+        assert r.stderr.splitlines() == [
+            f"--config:1:11: error: #mdh.config: integer {value} is out of range "
+            "(configuration integers lie in [-2^63, 2^63))"
+        ]

@@ -283,23 +283,36 @@ class _Checker:
 
     def check_bodies(self, combines: list[Combine]) -> None:
         """The scalar and combine functions, and the functions they call, hold only
-        scalar ops (`scalar_ops.SCALAR_OPS`)."""
+        scalar ops (`scalar_ops.SCALAR_OPS`) and call no function that calls them
+        again (they are inlined)."""
         op = self.op
         if op.parent_op() is None:
             return
-        names = [op.scalar_func] + [c.func for c in combines if c.kind != "cc" and not c.builtin]
-        seen: set[str] = set()
-        while names:
-            name = names.pop()
-            if name in seen:
-                continue
-            seen.add(name)
-            f = op.lookup_func(name)  # type: ignore[arg-type]
-            if f is None:
-                self.fail("md_hom", f"@{name}, called by a scalar or combine function, is not a func.func")
-            if (problem := function_problem(f)) is not None:  # type: ignore[arg-type]
-                self.fail("md_hom", f"@{name}: {problem}")
-            names += [c.callee.root_reference.data for c in f.walk() if isinstance(c, CallOp)]  # type: ignore
+        roots = [op.scalar_func] + [c.func for c in combines if c.kind != "cc" and not c.builtin]
+        done: set[str] = set()
+        for root in roots:  # depth first, `path` the chain of calls to the function visited
+            path, callees = [root], [iter(self.callees(root))]  # type: ignore[list-item]
+            while callees:
+                name = next(callees[-1], None)
+                if name is None:
+                    done.add(path.pop())
+                    callees.pop()
+                elif name in path:
+                    cycle = " -> ".join(f"@{n}" for n in [*path[path.index(name) :], name])
+                    self.fail("md_hom", f"@{name} is recursive ({cycle}); scalar functions are inlined, so they cannot recurse")
+                elif name not in done:
+                    path.append(name)
+                    callees.append(iter(self.callees(name)))
+
+    def callees(self, name: str) -> list[str]:
+        """The functions that function `name` calls, once it is checked to be one whose
+        body holds only scalar ops."""
+        f = self.op.lookup_func(name)
+        if f is None:
+            self.fail("md_hom", f"@{name}, called by a scalar or combine function, is not a func.func")
+        if (problem := function_problem(f)) is not None:  # type: ignore[arg-type]
+            self.fail("md_hom", f"@{name}: {problem}")
+        return [c.callee.root_reference.data for c in f.walk() if isinstance(c, CallOp)]  # type: ignore
 
 
 def verify_compute(op: Operation) -> None:

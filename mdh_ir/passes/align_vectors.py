@@ -31,6 +31,7 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
 from xdsl.ir import BlockArgument, SSAValue
 from xdsl.passes import ModulePass
 
+from mdh_ir.passes.kernel_stage import rewritten_by
 from mdh_ir.dialects.lowlevel import ALIGNMENT_ATTR, KernelOp, SlotOp, memref_bytes, memory_space
 from mdh_ir.passes.emit import constant_value
 
@@ -109,6 +110,7 @@ class LowLevelAlignVectors(ModulePass):
     name = "lowlevel-align-vectors"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        rewritten_by(self.name, op)
         for access in op.walk():
             if isinstance(access, vector.LoadOp | vector.StoreOp):
                 align(access)

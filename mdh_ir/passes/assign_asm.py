@@ -29,6 +29,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
+from mdh_ir.passes.kernel_stage import rewritten_by
 from mdh_ir.schedule.constraints import ocl_sizes
 from mdh_ir.dialects.lowlevel import (
     LOCAL_SIZE_ATTR,
@@ -93,6 +94,7 @@ def assign(par: ParForOp, kernel_name: str) -> KernelOp:
     plan = carried(par, par.buffers.types)
     cfg = plan.cfg
     kernel = KernelOp(kernel_name, par.buffers.types)
+    kernel.location = par.location
     kernel.attributes[COMPUTE_ATTR] = par.attributes[COMPUTE_ATTR]
     block = kernel.body.block
     e = Emitter.at_end(block)
@@ -132,3 +134,4 @@ class MDHAssignASM(ModulePass):
             for i, par in enumerate(pars):
                 kernel = assign(par, f"{host.sym_name.data}_{i}")
                 Rewriter.insert_op(kernel, InsertPoint.before(host))
+        rewritten_by(self.name, op)

@@ -57,6 +57,7 @@ from xdsl.ir.affine import (
 )
 from xdsl.passes import ModulePass
 
+from mdh_ir.passes.kernel_stage import rewritten_by
 from mdh_ir.dialects.lowlevel import (
     PRV,
     UNROLL_ATTR,
@@ -322,6 +323,7 @@ class LowLevelExpand(ModulePass):
     name = "lowlevel-expand"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        rewritten_by(self.name, op)
         for o in list(op.walk()):
             if isinstance(o, ViewLoadOp):
                 expand_view_load(o)

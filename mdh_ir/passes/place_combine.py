@@ -56,6 +56,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import SymbolTable
 
+from mdh_ir.passes.kernel_stage import rewritten_by
 from mdh_ir.schedule.combine import builtin_meaning, identity, meaning
 from mdh_ir.dialects.lowlevel import (
     LCL,
@@ -624,7 +625,6 @@ class MDHPlaceCombine(ModulePass):
     name = "mdh-place-combine"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        kernels = [k for k in op.walk() if isinstance(k, KernelOp)]
-        for kernel in kernels:
+        for kernel in rewritten_by(self.name, op):
             if any(isinstance(a, AccumulateOp) for a in kernel.walk()):
                 Placement(kernel, op).run(op)

@@ -54,6 +54,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import is_side_effect_free
 
+from mdh_ir.passes.kernel_stage import rewritten_by
 from mdh_ir.dialects.lowlevel import (
     LCL,
     PRV,
@@ -203,7 +204,7 @@ class LowLevelPrefetch(ModulePass):
     name = "lowlevel-prefetch"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for kernel in [k for k in op.walk() if isinstance(k, KernelOp)]:
+        for kernel in rewritten_by(self.name, op):
             if any(isinstance(o, CopyOp) for o in kernel.walk()):
                 slots = carried(kernel, kernel.function_type.inputs.data).cfg.prefetch
                 if slots:

@@ -40,6 +40,7 @@ from xdsl.ir import Block, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.passes import ModulePass
 
+from mdh_ir.passes.kernel_stage import rewritten_by
 from mdh_ir.dialects.lowlevel import (
     INSIDE_ATTR,
     LANES_ATTR,
@@ -234,6 +235,5 @@ class MDHPromoteMemory(ModulePass):
     name = "mdh-promote-memory"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for kernel in op.walk():
-            if isinstance(kernel, KernelOp):
-                promote(kernel)
+        for kernel in rewritten_by(self.name, op):
+            promote(kernel)

@@ -56,6 +56,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import SymbolTable
 
+from mdh_ir.passes.kernel_stage import rewritten_by
 from mdh_ir.dialects.lowlevel import (
     UNROLL_ATTR,
     ConvertOp,
@@ -433,6 +434,6 @@ class MDHVectorize(ModulePass):
     flush: bool = True
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for kernel in [k for k in op.walk() if isinstance(k, KernelOp)]:
+        for kernel in rewritten_by(self.name, op):
             if any(isinstance(o, ViewLoadOp) for o in kernel.walk()):
                 vectorize(kernel, op, self.flush)

@@ -23,7 +23,8 @@ import sys
 import numpy as np
 from xdsl.dialects.builtin import DictionaryAttr
 from xdsl.parser import Parser
-from xdsl.utils.exceptions import VerifyException
+from xdsl.utils.exceptions import ParseError, VerifyException
+from xdsl.utils.lexer import Input, Span
 
 from mdh_ir.dialects.mdh import ComputeOp, ConfigAttr
 from mdh_ir.driver import compile_module
@@ -35,9 +36,18 @@ from mdh_ir.tools.context import make_context
 from mdh_ir.tools.diagnostics import diagnose, load_module, one_line_warnings, the_compute
 
 
+CONFIG_PREFIX = "#mdh.config<"
+
+
 def apply_config_option(op: ComputeOp, text: str) -> None:
-    """Merge `--config` entries over the op's own configuration."""
-    attr = Parser(make_context(), f"#mdh.config<{text}>", "--config").parse_attribute()
+    """Merge `--config` entries over the op's own configuration; a parse error points
+    into the option's text (`--config:1:COL`)."""
+    try:
+        attr = Parser(make_context(), f"{CONFIG_PREFIX}{text}>", "--config").parse_attribute()
+    except ParseError as e:
+        start = min(len(text), max(0, e.span.start - len(CONFIG_PREFIX)))
+        end = min(len(text), max(start, e.span.end - len(CONFIG_PREFIX)))
+        raise ParseError(Span(start, end, Input(text, "--config")), e.msg) from None
     assert isinstance(attr, ConfigAttr)
     entries = dict(op.config.entries.data) if op.config is not None else {}
     entries.update(attr.entries.data)
