@@ -2,7 +2,7 @@
 
     mdh-tune f.mlir [--device D] --budget 60s|200evals [--technique tpe|anneal|random|ga]
              [--seed S] [--db FILE] [--repeats N] [--timeout SECONDS] [-o tuned.mlir]
-             [--plot run.png] [--compare tpe,anneal,random]
+             [--plot run.png] [--compare tpe,anneal,random] [--allow-large]
 
 Every evaluation is stored in the tuning database (`--db`, default `$MDH_TUNING_DB` or
 `~/.cache/mdh_ir/tuning.sqlite`): a killed run resumes where it stopped, and a later run
@@ -20,9 +20,10 @@ refused before anything is allocated or built. `--compare` runs several techniqu
 with the same budget and seed from a fresh (in-memory) database, so that none starts
 from another's results, and plots their best-so-far curves; it neither reads nor writes
 `--db`. A plot's last point is the best its run reports (after the final check).
-`--timeout` and `--repeats` must be positive, and a database file that is not a tuning
-database (or is damaged, or of a newer schema) is refused, naming the file, before
-anything is evaluated or written.
+`--timeout`, `--repeats` and the budget must be positive, the `-o` and `--plot` files
+writable, a computation of more than 2^32 points needs `--allow-large` (as in mdh-run),
+and a database file that is not a tuning database (or is damaged, or of a newer schema)
+is refused, naming the file, before anything is evaluated or written.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from mdh_ir.schedule.default_config import complete_config
 from mdh_ir.dialects.mdh import ComputeOp
 from mdh_ir.errors import MDHError
 from mdh_ir.runtime import device_info
+from mdh_ir.tools.checks import check_plot, check_work, check_writable, read_input
 from mdh_ir.tools.context import make_context
 from mdh_ir.tools.diagnostics import diagnose, load_module, the_compute
 from mdh_ir.tools.mdh_run import format_seconds
@@ -143,14 +145,20 @@ def check_options(args: argparse.Namespace) -> None:
         raise ValueError(f"--timeout {args.timeout:g}: expected a positive number of seconds")
     if args.repeats <= 0:
         raise ValueError(f"--repeats {args.repeats}: expected a positive number of runs")
+    if args.output:
+        check_writable(args.output, "-o")
+    if args.plot:
+        check_plot(args.plot)
 
 
 def run(args: argparse.Namespace) -> int:
     check_options(args)
     with open(args.input, "rb") as f:
-        module = load_module(make_context(), f.read(), args.input)
+        module = load_module(make_context(), read_input(f, args.input), args.input)
     op = the_compute(module)
     budget = Budget.parse(args.budget)
+    if not args.allow_large:
+        check_work(module)
     check_input(op, args.device)
     techniques = args.compare.split(",") if args.compare else [args.technique]
     runs: dict[str, Progress] = {}
@@ -200,6 +208,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per candidate")
     parser.add_argument("-o", "--output", help="write the tuned IR here")
     parser.add_argument("--plot", help="write a PNG of best time against evaluations/seconds")
+    parser.add_argument("--allow-large", action="store_true", help="tune computations of more than 2^32 points")
     args = parser.parse_args(argv)
     if args.compare and any(t not in TECHNIQUES for t in args.compare.split(",")):
         parser.error(f"--compare: techniques are {', '.join(TECHNIQUES)}")
