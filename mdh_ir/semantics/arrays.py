@@ -65,4 +65,4 @@ def checked_array(buffer: SSAValue, x, what: str) -> np.ndarray:
         raise MDHError(f"{wanted}, got dtype {array.dtype}{why.get(array.dtype.kind, '')}")
     if array.shape != shape:
         raise MDHError(f"{wanted}, got shape {array.shape}")
-    return np.ascontiguousarray(array, dtype)
+    return np.asarray(array, dtype, order="C")  # (ascontiguousarray makes a 0-d array 1-d)

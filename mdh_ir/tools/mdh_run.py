@@ -71,9 +71,9 @@ def run(args: argparse.Namespace) -> int:
         module = load_module(make_context(), read_input(f, args.input), args.input)
     if args.config:
         apply_config_option(the_compute(module), args.config)
-    if not args.allow_large:
-        check_work(module)
     program = compile_module(module, args.device)
+    if not args.allow_large:  # after the rules: a computation that cannot run says why
+        check_work(module)
     print(f"device: {program.info.platform} | {program.info.name}")
     for op, choice in zip(program.ops, program.choices):
         label = f' "{op.comp_name.data}"' if len(program.ops) > 1 else ""

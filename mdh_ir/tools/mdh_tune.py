@@ -157,9 +157,9 @@ def run(args: argparse.Namespace) -> int:
         module = load_module(make_context(), read_input(f, args.input), args.input)
     op = the_compute(module)
     budget = Budget.parse(args.budget)
+    check_input(op, args.device)
     if not args.allow_large:
         check_work(module)
-    check_input(op, args.device)
     techniques = args.compare.split(",") if args.compare else [args.technique]
     runs: dict[str, Progress] = {}
     for name in techniques:
