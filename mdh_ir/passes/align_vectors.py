@@ -31,9 +31,9 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
 from xdsl.ir import BlockArgument, SSAValue
 from xdsl.passes import ModulePass
 
-from mdh_ir.passes.kernel_stage import rewritten_by
 from mdh_ir.dialects.lowlevel import ALIGNMENT_ATTR, KernelOp, SlotOp, memref_bytes, memory_space
 from mdh_ir.passes.emit import constant_value
+from mdh_ir.passes.kernel_stage import rewritten_by
 
 BUFFER_ALIGNMENT = 128
 """Bytes to which a kernel's buffer arguments are aligned (CL_DEVICE_MEM_BASE_ADDR_ALIGN

@@ -29,7 +29,6 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 
-from mdh_ir.passes.kernel_stage import rewritten_by
 from mdh_ir.schedule.constraints import ocl_sizes
 from mdh_ir.dialects.lowlevel import (
     LOCAL_SIZE_ATTR,
@@ -43,6 +42,7 @@ from mdh_ir.dialects.lowlevel import (
 )
 from mdh_ir.passes.carried import COMPUTE_ATTR, carried
 from mdh_ir.passes.emit import Emitter
+from mdh_ir.passes.kernel_stage import rewritten_by
 
 
 def bind_ids(

@@ -57,7 +57,6 @@ from xdsl.ir.affine import (
 )
 from xdsl.passes import ModulePass
 
-from mdh_ir.passes.kernel_stage import rewritten_by
 from mdh_ir.dialects.lowlevel import (
     PRV,
     UNROLL_ATTR,
@@ -71,6 +70,7 @@ from mdh_ir.dialects.lowlevel import (
     memory_space,
 )
 from mdh_ir.passes.emit import Emitter, Value, constant_value, i1
+from mdh_ir.passes.kernel_stage import rewritten_by
 from mdh_ir.schedule.tiling import FULL_UNROLL
 
 

@@ -56,7 +56,6 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import SymbolTable
 
-from mdh_ir.passes.kernel_stage import rewritten_by
 from mdh_ir.schedule.combine import builtin_meaning, identity, meaning
 from mdh_ir.dialects.lowlevel import (
     LCL,
@@ -79,6 +78,7 @@ from mdh_ir.dialects.mdh import Combine
 from mdh_ir.passes.assign_asm import tile_chain
 from mdh_ir.passes.carried import COMPUTE_ATTR, carried
 from mdh_ir.passes.emit import Emitter, Value, constant_value, i1
+from mdh_ir.passes.kernel_stage import rewritten_by
 from mdh_ir.passes.scan import ScanKernels
 from mdh_ir.passes.tile import takes_point
 from mdh_ir.schedule.tiling import Loop, TilePlan

@@ -56,7 +56,6 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import SymbolTable
 
-from mdh_ir.passes.kernel_stage import rewritten_by
 from mdh_ir.dialects.lowlevel import (
     UNROLL_ATTR,
     ConvertOp,
@@ -76,6 +75,7 @@ from mdh_ir.dialects.scalar_ops import CASTS, I1, LOGIC
 from mdh_ir.passes.assign_asm import tile_chain
 from mdh_ir.passes.carried import carried
 from mdh_ir.passes.emit import Emitter
+from mdh_ir.passes.kernel_stage import rewritten_by
 from mdh_ir.passes.place_combine import combine_values
 
 
