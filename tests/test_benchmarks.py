@@ -354,17 +354,25 @@ def test_the_harness_runs_from_any_directory(tmp_path: Path) -> None:
 
 
 def test_phases_breakdown_of_a_tuning(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """`python -m mdh_bench.phases` tunes each case and writes where its time went:
-    the phases add up to the tuning's time, and every evaluation's are kept."""
+    """`python -m mdh_bench.phases` tunes each case with the build pool off and on and
+    writes where the time went: the phases (but the pool's, which overlap them) add up
+    to the tuning's time, every evaluation's are kept, and the evaluations per minute
+    of both tunings are compared."""
     from mdh_bench import phases
+    from mdh_ir.tuning.pool import POOL_PHASES
 
     monkeypatch.setenv("OUT", str(tmp_path))
     phases.main(["--device", "cpu", "--cases", "matvec:64x32,dot:2^10", "--budget", "3evals"])
     results = json.loads((tmp_path / "phases_cpu.json").read_text())
-    assert [r["case"] for r in results] == ["matvec:64x32", "dot:2^10"]
+    assert [(r["name"], r["build_workers"]) for r in results] == [
+        ("matvec:64x32", 0), ("matvec:64x32", 1), ("dot:2^10", 0), ("dot:2^10", 1)
+    ]  # fmt: skip
     for r in results:
         assert r["evaluations"] == len(r["each"]) == 3
-        assert sum(r["phases"].values()) == pytest.approx(r["elapsed"])
-        assert {"build", "check", "flush", "timed"} <= set(r["phases"])
+        own = {k: v for k, v in r["phases"].items() if k not in POOL_PHASES}
+        assert sum(own.values()) == pytest.approx(r["elapsed"])
+        built = {"pool_build", "load"} if r["build_workers"] else {"build"}
+        assert built | {"check", "flush", "timed"} <= set(r["phases"])
     table = (tmp_path / "phases_cpu.md").read_text()
-    assert "| evaluations (failed) | 3 (0) | 3 (0) |" in table and "| build |" in table
+    assert "| evaluations (failed) | 3 (0) | 3 (0) | 3 (0) | 3 (0) |" in table and "| build |" in table
+    assert "- dot:2^10: " in table and "with a pool of 1" in table

@@ -53,3 +53,34 @@ def test_grown_sides_match_the_reference(name: str) -> None:
     entry, params, module, cfg = _default(name)
     inputs = CATALOG[entry].inputs(np.random.default_rng(7), **params)
     run_and_check(module, inputs, cfg)
+
+
+@pytest.mark.parametrize(
+    "sizes, side, split",
+    [
+        (dict(i=2000, j=2000, k=2000), 128, 1),  # 256 work-groups of 128: 0.97 of a wave
+        (dict(i=3000, j=3000, k=3000), 128, 1),
+        (dict(i=1000, j=1000, k=1000), 64, 1),  # 64 of 128; 256 of 64, reduction short
+        (dict(i=500, j=500, k=500), 64, 4),  # 64 of 64: split until a wave is filled
+        (dict(i=128, j=4096, k=4096), 128, 8),  # long reduction: 32 of 128, split 8
+    ],
+)
+def test_matmul_side_and_split_follow_the_waves(sizes: dict, side: int, split: int) -> None:
+    """The work-group side and reduction split of the GPU default's register tiles
+    (`_side_and_split`, 132 compute units: a wave of two work-groups each is 264)."""
+    module = CATALOG["matmul"].build(**CATALOG["matmul"].params(**sizes))
+    cfg = default_config(find_compute(module), PRESETS["gpu"])
+    i, j, k = range(3)
+    assert max(cfg.lt_size[i], cfg.lt_size[j]) == side, cfg
+    assert cfg.num_wg[k] == split, cfg
+
+
+def test_a_convolution_of_few_work_groups_splits_narrow_tiles() -> None:
+    """ResNet-50's 3x3 stride-2 convolution over 14 x 14 at batch 1 (2304-long
+    reduction): work-groups of 128 outputs a side, even split four ways, would not fill
+    half a wave; those of 64 are split four ways along c."""
+    sizes = dict(n=1, p=14, q=14, k=256, r=3, s=3, c=256, stride=2)
+    module = CATALOG["mcc"].build(**CATALOG["mcc"].params(**sizes))
+    cfg = default_config(find_compute(module), PRESETS["gpu"])
+    n, p, q, k, r, s, c = range(7)
+    assert cfg.lt_size[k] == 64 and cfg.num_wg[c] == 4, cfg

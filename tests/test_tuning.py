@@ -192,7 +192,7 @@ def test_an_evaluation_records_where_its_time_went(tmp_path) -> None:
         first, second = ev.evaluate(cfg), ev.evaluate(cfg)
         broken = ev.evaluate(cfg.with_(num_wi=(7, 1)))
     for e in (first, second):
-        assert e.ok and set(e.phases) == set(evaluate.PHASES) - {"stopped"}, e.phases
+        assert e.ok and set(e.phases) == set(evaluate.PHASES) - {"stopped", "load", "gate"}, e.phases
         assert all(s >= 0 for s in e.phases.values())
         assert sum(e.phases.values()) == pytest.approx(e.cost)
         assert e.phases["build"] > 0 and e.phases["flush"] > 0 and e.phases["timed"] > 0

@@ -31,27 +31,25 @@
 // CHECK-NEXT:      }
 // CHECK-NEXT:      lowlevel.tile_for "pt"
 
-// lowlevel-expand moves a load half's elements into the stage (a vector per turn, each
-// lane on its own where the vector would leave the source: k = 30 is not a multiple of
-// 4; a lane outside it is a zero) and a store half's from it, under the same conditions.
+// lowlevel-expand moves a load half's elements into the stage: a vector per turn, each
+// lane on its own where the vector would leave the source (k = 30 is not a multiple of
+// 4), clamped into it (a lane outside is read only by discarded points: no select). A
+// store half moves whole vectors from the stage, unconditionally.
 // EXPAND-LABEL: lowlevel.kernel @pipelined_0(
 // EXPAND:         memref.alloca() : memref<1xvector<4xf32>, "prv">
 // EXPAND-NEXT:    %[[STAGE:.*]] = memref.alloca() : memref<1xvector<4xf32>, "prv">
 // EXPAND:         %[[LANES:.*]] = lowlevel.view %[[STAGE]] : memref<1xvector<4xf32>, "prv"> to memref<1x4xf32, "prv">
 // EXPAND:         scf.for %[[TURN:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
-// EXPAND:           scf.if %{{.*}} {
-// EXPAND-NEXT:        %[[V:.*]] = vector.load %0[%{{.*}}] : memref<32x30xf32>, vector<4xf32>
-// EXPAND-NEXT:        memref.store %[[V]], %[[STAGE]][%[[TURN]]] : memref<1xvector<4xf32>, "prv">
+// EXPAND:           %[[V:.*]] = vector.load %0[%{{.*}}] : memref<32x30xf32>, vector<4xf32>
+// EXPAND-NEXT:      memref.store %[[V]], %[[STAGE]][%[[TURN]]] : memref<1xvector<4xf32>, "prv">
 // EXPAND:             scf.for %[[LANE:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
-// EXPAND:               %[[X:.*]] = memref.load %0[%{{.*}}] : memref<32x30xf32>
-// EXPAND:               %[[X0:.*]] = arith.select %{{.*}}, %[[X]], %{{.*}} : f32
-// EXPAND-NEXT:          memref.store %[[X0]], %[[LANES]][%[[TURN]], %[[LANE]]] : memref<1x4xf32, "prv">
-// EXPAND:           %[[LANES2:.*]] = lowlevel.view %[[STAGE]]
-// EXPAND:           scf.if %{{.*}} {
-// EXPAND-NEXT:        %[[W:.*]] = memref.load %[[STAGE]][%{{.*}}] : memref<1xvector<4xf32>, "prv">
+// EXPAND:               %[[LO:.*]] = arith.maxsi
+// EXPAND:               %[[COL:.*]] = arith.minsi %[[LO]], %{{.*}} : index
+// EXPAND-NEXT:          %[[X:.*]] = memref.load %0[%{{.*}}, %[[COL]]] : memref<32x30xf32>
+// EXPAND-NEXT:          memref.store %[[X]], %[[LANES]][%[[TURN]], %[[LANE]]] : memref<1x4xf32, "prv">
+// EXPAND:             %[[W:.*]] = memref.load %[[STAGE]][%{{.*}}] : memref<1xvector<4xf32>, "prv">
 // EXPAND-NEXT:        vector.store %[[W]], %{{.*}} : memref<16x4xf32, "lcl">, vector<4xf32>
-// EXPAND:               %[[Y:.*]] = memref.load %[[LANES2]][%{{.*}}, %{{.*}}] : memref<1x4xf32, "prv">
-// EXPAND-NEXT:          memref.store %[[Y]], %{{.*}} : memref<16x4xf32, "lcl">
+// EXPAND-NEXT:      } {unroll = 0 : i64}
 
 // With prefetch = 2 each local buffer has two slots (a leading axis of 2); step s of the
 // loop stores into and reads from slot s % 2 (ops before the loop see slot 0), so the

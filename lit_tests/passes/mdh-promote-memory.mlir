@@ -74,7 +74,9 @@ func.func @matvec(%M: memref<10x12xf32>, %v: memref<12xf32>) -> memref<10xf32> {
 }
 // matmul: A and B in local memory (A transposed: 8 x 4), 8 workers with id
 // 4 * wi_i + wi_j (wi_j = local id 0, wi_i = local id 1); A also in private memory,
-// copied from its local copy.
+// copied from its local copy. The boxes lie inside A along k (16 in tiles of 8) but not
+// along i (10 in tiles of 4), inside B along k but not along j (20 in tiles of 8): the
+// copies carry the axes that need no bounds checks (`inside_axes`).
 // CHECK-LABEL: lowlevel.kernel @matmul_0(
 // CHECK-SAME:    [[A:%[0-9]+]]: memref<10x16xf32>, [[B:%[0-9]+]]: memref<16x20xf32>, [[C:%[0-9]+]]: memref<10x20xf32>)
 // CHECK-NEXT:    [[AP:%[0-9]+]] = memref.alloca() : memref<4x2xf32, "prv">
@@ -91,8 +93,8 @@ func.func @matvec(%M: memref<10x12xf32>, %v: memref<12xf32>) -> memref<10xf32> {
 // CHECK-NEXT:          [[FOUR:%[0-9]+]] = arith.constant 4 : index
 // CHECK-NEXT:          [[T:%[0-9]+]] = arith.muli [[FOUR]], [[WI]] : index
 // CHECK-NEXT:          [[WORKER:%[0-9]+]] = arith.addi [[T]], [[WJ]] : index
-// CHECK-NEXT:          lowlevel.copy [[A]]{{\[}}[[I0]], [[K0]]] -> [[AL]] extents [4, 8] perms [0, 1] -> [1, 0] boundary "none" by [[WORKER]] of 8 : memref<10x16xf32> -> memref<8x4xf32, "lcl">
-// CHECK-NEXT:          lowlevel.copy [[B]]{{\[}}[[K0]], [[J0]]] -> [[BL]] extents [8, 8] perms [0, 1] -> [0, 1] boundary "none" by [[WORKER]] of 8 {lanes = 4 : i64} : memref<16x20xf32> -> memref<8x8xf32, "lcl">
+// CHECK-NEXT:          lowlevel.copy [[A]]{{\[}}[[I0]], [[K0]]] -> [[AL]] extents [4, 8] perms [0, 1] -> [1, 0] boundary "none" by [[WORKER]] of 8 {inside_axes = array<i64: 1>} : memref<10x16xf32> -> memref<8x4xf32, "lcl">
+// CHECK-NEXT:          lowlevel.copy [[B]]{{\[}}[[K0]], [[J0]]] -> [[BL]] extents [8, 8] perms [0, 1] -> [0, 1] boundary "none" by [[WORKER]] of 8 {lanes = 4 : i64, inside_axes = array<i64: 0>} : memref<16x20xf32> -> memref<8x8xf32, "lcl">
 // CHECK-NEXT:          lowlevel.barrier
 // CHECK-NEXT:          lowlevel.tile_for "pt" dim 0(
 // CHECK-NEXT:          ^bb0(%{{[0-9]+}}: index, [[I1:%[0-9]+]]: index, %{{[0-9]+}}: index):

@@ -95,6 +95,10 @@ INSIDE_ATTR = "inside"
 """Copy attribute (unit): the box lies inside the source wherever the copy runs, so its
 moves need no bounds checks (see mdh-promote-memory)."""
 
+INSIDE_AXES_ATTR = "inside_axes"
+"""Copy attribute: the logical axes along which the box lies inside the source wherever
+the copy runs (where some do and others do not); they need no bounds checks."""
+
 SOURCE_EXTENTS_ATTR = "source_extents"
 """Copy attribute: the logical extents of the part of the source that holds data (a local
 copy's box, without the `lcl_pad` elements of its rows); box elements beyond it count as
@@ -335,7 +339,8 @@ class CopyOp(IRDLOperation):
     Box coordinates are in the buffer's logical axis order; `source_perm` / `dest_perm`
     give each memref's axis order (memref axis i holds logical axis perm[i]). Work-item
     `worker` of `workers` copies every `workers`-th element. Box elements outside the
-    source are filled by `boundary` ("none": zeros; only discarded points read them).
+    source are filled by `boundary` ("none": clamped into the source; only discarded
+points read them).
 
     A staged copy does one half of that through `stage`, the worker's private array of
     its elements (one per turn, or one vector per turn with `lanes`): `half = "load"`
@@ -398,6 +403,14 @@ class CopyOp(IRDLOperation):
     def inside(self) -> bool:
         """Whether the box lies inside the source wherever the copy runs (`INSIDE_ATTR`)."""
         return INSIDE_ATTR in self.attributes
+
+    def inside_axes(self) -> set[int]:
+        """The logical axes along which the box lies inside the source wherever the copy
+        runs (`INSIDE_ATTR`, `INSIDE_AXES_ATTR`)."""
+        if self.inside():
+            return set(range(len(self.base)))
+        axes = self.attributes.get(INSIDE_AXES_ATTR)
+        return set(axes.get_values()) if isinstance(axes, DenseArrayBase) else set()
 
     def source_extents(self) -> list[int]:
         """The logical extents of the source's data (`SOURCE_EXTENTS_ATTR`, else its shape)."""

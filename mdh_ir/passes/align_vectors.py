@@ -31,7 +31,7 @@ from xdsl.dialects.builtin import IntegerAttr, ModuleOp, i64
 from xdsl.ir import BlockArgument, SSAValue
 from xdsl.passes import ModulePass
 
-from mdh_ir.dialects.lowlevel import ALIGNMENT_ATTR, KernelOp, SlotOp, memref_bytes, memory_space
+from mdh_ir.dialects.lowlevel import ALIGNMENT_ATTR, KernelOp, SlotOp, TileForOp, memref_bytes, memory_space
 from mdh_ir.passes.emit import constant_value
 from mdh_ir.passes.kernel_stage import rewritten_by
 
@@ -58,6 +58,8 @@ def divisor(v: SSAValue) -> int:
         loop = v.block.parent_op()
         if isinstance(loop, scf.ForOp) and v.index == 0:
             return gcd(divisor(loop.lb), divisor(loop.step))
+        if isinstance(loop, TileForOp) and v.index == 1:  # a tile's start
+            return gcd(divisor(loop.start), loop.tile.value.data)
         return 1
     op = v.owner
     if isinstance(op, _GCD_OPS):

@@ -14,12 +14,15 @@ arith, math, memref.load/store/alloca, func.call, group/local ids, barriers):
   unrolled, so that its loads are in flight together (a loop from the worker's id
   stays rolled on NVIDIA's compiler and each load waits for the last); with
   `lanes = N` it moves N elements along the innermost axis as one vector when all of
-  them lie inside the source, and falls back to single elements otherwise; a staged
-  copy (`lowlevel-prefetch`) always loops over the turns, unrolled, and its load half
-  moves each element or vector into the turn's place in the stage, its store half from
-  there, under the same conditions; a copy marked `inside` moves without checking that
-  its elements or vectors lie inside the source; with boundary "none", elements outside
-  the source are filled with zeros (a padded tile computes on them, and discards it);
+  them lie inside the source, and falls back to single elements otherwise (a copy
+  with boundary "none" moves every vector as one where its vectors start at multiples
+  of N and the innermost extent is a multiple of N, or the box lies inside the source along that
+  axis); a staged copy (`lowlevel-prefetch`) always loops over the turns, unrolled, and
+  its load half moves each element or vector into the turn's place in the stage, its
+  store half whole vectors from there; a copy marked `inside` moves without checking
+  that its elements or vectors lie inside the source, one with `inside_axes` checks the
+  other axes only; with boundary "none", reads outside the source are clamped into it
+  (only discarded points of a padded tile read them: no select);
 - a kernel's `fill` becomes stores (a host function's stays: the runtime fills the
   buffer).
 
@@ -69,6 +72,7 @@ from mdh_ir.dialects.lowlevel import (
     ViewOp,
     memory_space,
 )
+from mdh_ir.passes.align_vectors import divisor
 from mdh_ir.passes.emit import Emitter, Value, constant_value, i1
 from mdh_ir.passes.kernel_stage import rewritten_by
 from mdh_ir.schedule.tiling import FULL_UNROLL
@@ -175,14 +179,17 @@ def inside(e: Emitter, index: Sequence[SSAValue], extents: Sequence[int]) -> SSA
 
 def read(
     e: Emitter, mem: SSAValue, index: Sequence[SSAValue], perm: Sequence[int], mode: str,
-    extents: Sequence[int] | None = None,
+    extents: Sequence[int] | None = None, checked: Sequence[int] | None = None,
 ) -> SSAValue:
     """Load logical position `index` of `mem` (axis i of mem holds logical axis perm[i]);
-    `extents`: the logical extents of its data (default: its shape)."""
+    `extents`: the logical extents of its data (default: its shape); `checked`: the
+    logical axes whose index may leave them (default: all)."""
     if extents is None:
         shape = mem.type.get_shape()  # type: ignore[attr-defined]
         extents = [shape[perm.index(a)] for a in range(len(perm))]
-    fixed = [fix_index(e, j, n, mode) for j, n in zip(index, extents)]
+    if checked is None:
+        checked = range(len(index))
+    fixed = [fix_index(e, j, n, mode) if a in checked else j for a, (j, n) in enumerate(zip(index, extents))]
     value = e.load(mem, [fixed[a] for a in perm])
     if mode != "zero":
         return value
@@ -232,33 +239,61 @@ class Move:
     def half(self) -> str | None:
         return self.copy.half.data if self.copy.half is not None else None
 
-    def vector(self, e: Emitter, position: list[SSAValue], coords: list[SSAValue], slot: list[SSAValue]) -> None:
-        """Move one vector of the box; `slot` is its place in the stage."""
+    @property
+    def checked(self) -> list[int]:
+        """The logical axes along which the box may leave the source."""
+        inside_axes = self.copy.inside_axes()
+        return [a for a in range(len(self.logical)) if a not in inside_axes]
+
+    def vector(
+        self, e: Emitter, position: list[SSAValue], coords: list[SSAValue], slot: list[SSAValue], clamp: bool = False
+    ) -> None:
+        """Move one vector of the box; `slot` is its place in the stage. With `clamp`
+        (boundary "none", `whole_vectors`) the read is clamped into the source along
+        the `checked` axes: a vector outside it is only read by discarded points."""
         copy = self.copy
         if self.half == "store":
             value = e.load(copy.stage, slot)  # type: ignore[arg-type]
         else:
             vtype = VectorType(copy.source.type.element_type, [copy.lanes()])  # type: ignore[attr-defined]
-            value = e.emit(vector.LoadOp(copy.source, [position[a] for a in copy.source_perm.get_values()], vtype))
+            at = list(position)
+            for a in self.checked if clamp else ():
+                at[a] = e.min(e.max(at[a], 0), self.logical[a] - (copy.lanes() if a == len(at) - 1 else 1))
+            value = e.emit(vector.LoadOp(copy.source, [at[a] for a in copy.source_perm.get_values()], vtype))
         if self.half == "load":
             e.store(value, copy.stage, slot)  # type: ignore[arg-type]
         else:
             e.op(vector.StoreOp(value, copy.dest, [coords[a] for a in copy.dest_perm.get_values()]))
 
     def element(self, e: Emitter, position: list[SSAValue], coords: list[SSAValue], slot: list[SSAValue]) -> None:
-        """Move one box element (zero outside the source with boundary "none"); `slot`
-        is its place in the stage."""
+        """Move one box element (with boundary "none", clamped into the source along the
+        `checked` axes: only discarded points read an element outside); `slot` is its
+        place in the stage."""
         copy, mode = self.copy, self.copy.boundary.data
-        if mode == "none" and not copy.inside():
-            mode = "zero"
+        if mode == "none":
+            mode = "clamp"
         if self.half == "store":
             value = e.load(self.elements, slot)  # type: ignore[arg-type]
         else:
-            value = read(e, copy.source, position, copy.source_perm.get_values(), mode, self.logical)
+            value = read(e, copy.source, position, copy.source_perm.get_values(), mode, self.logical, self.checked)
         if self.half == "load":
             e.store(value, self.elements, slot)  # type: ignore[arg-type]
         else:
             e.store(value, copy.dest, [coords[a] for a in copy.dest_perm.get_values()])
+
+    def whole_vectors(self) -> bool:
+        """Whether every vector the copy moves lies wholly inside or wholly outside the
+        source, so that none moves element by element: the box is inside the source,
+        or, with boundary "none", along its innermost axis (or that axis's extent is a
+        multiple of `lanes` and the box's vectors start at multiples of it). A store
+        half moves whole vectors from its stage."""
+        copy, last = self.copy, len(self.logical) - 1
+        if self.half == "store" or copy.inside():
+            return True
+        if copy.boundary.data != "none":
+            return False
+        lanes = copy.lanes()
+        return last not in self.checked or (self.logical[last] % lanes == 0 and divisor(copy.base[last]) % lanes == 0)
 
 
 def expand_copy(copy: CopyOp) -> None:
@@ -285,13 +320,14 @@ def expand_copy(copy: CopyOp) -> None:
     if coords:  # a rank-0 box is one element, moved alone (lanes 1)
         coords[-1] = body.mul(coords[-1], lanes)
     position = [body.add(b, c) for b, c in zip(copy.base, coords)]
-    if lanes > 1 and copy.inside():
-        move.vector(body, position, coords, slot)
+    if lanes > 1 and move.whole_vectors():
+        move.vector(body, position, coords, slot, clamp=True)
         body = None
     elif lanes > 1:
         last = list(position)
         last[-1] = body.add(position[-1], lanes - 1)
-        whole = body.and_(inside(body, position, logical), inside(body, last, logical))
+        checked = move.checked
+        whole = body.all_of([inside(body, [p[a] for a in checked], [logical[a] for a in checked]) for p in (position, last)])
         fast = body.if_(whole)
         if fast is not None:
             move.vector(fast, position, coords, slot)

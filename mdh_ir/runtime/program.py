@@ -55,16 +55,23 @@ class Program:
     """The OpenCL program of a lowered module, built for one device: its host function's
     buffers and launches (`lowered`, the low-level IR its `source` was printed from)."""
 
-    def __init__(self, lowered: ModuleOp, source: str, device=None):
+    def __init__(self, lowered: ModuleOp, source: str, device=None, binaries: list[bytes] | None = None):
+        """`binaries`: those of a build of `source` for this device in another process."""
         self.device = device if device is not None and not isinstance(device, str) else select_device(device)
         self.lowered = lowered
         self.source = source
         self.ctx, self.queue = _context(self.device)
         self.build_options = build_options(self.device, self.lowered)
-        self.cl_program = build(self.ctx, self.source, self.build_options)
+        self.cl_program = build(self.ctx, self.source, self.build_options, binaries)
         self.host = host_function(self.lowered)
         self.kernels = {k: getattr(self.cl_program, kernel_name(k)) for k in self.kernel_names()}
         self.written = written_arguments(self.host)
+
+    def binaries(self) -> list[bytes]:
+        """The built program's device binaries (`__init__`'s `binaries`)."""
+        import pyopencl as cl
+
+        return self.cl_program.get_info(cl.program_info.BINARIES)
 
     def kernel_names(self) -> list[str]:
         return [op.kernel.string_value() for op in self.host.walk() if isinstance(op, LaunchOp)]
@@ -179,12 +186,14 @@ def _nbytes(t) -> int:
     return int(np.prod(t.get_shape())) * numpy_dtype(t.element_type).itemsize
 
 
-def build(ctx, source: str, options: list[str]):
-    """Build OpenCL `source`; a failure raises `BuildError` with the log and source."""
+def build(ctx, source: str, options: list[str], binaries: list[bytes] | None = None):
+    """Build OpenCL `source`, or the device `binaries` of a build of it (one per device of
+    `ctx`); a failure raises `BuildError` with the log and source."""
     import pyopencl as cl
 
     try:
-        return cl.Program(ctx, source).build(options=options)
+        program = cl.Program(ctx, ctx.devices, binaries) if binaries else cl.Program(ctx, source)
+        return program.build(options=options)
     except cl.RuntimeError as e:
         raise BuildError(str(e), source) from None
 

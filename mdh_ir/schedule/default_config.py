@@ -356,32 +356,42 @@ def _register_rows(op: ComputeOp, kept: list[int]) -> int | None:
 
 def _side_and_split(op: ComputeOp, device: DeviceInfo, pair: list[int], pw: list[int]) -> tuple[int, int]:
     """The register tiles' work-group side and the split of the innermost reduction
-    across work-groups: 128 where its work-groups fill 3.5 waves of two a compute unit,
-    else 64 where they fill one; else, 128 for a reduction of at least 2048 elements and
-    64 for a shorter one, the reduction split in up to 8 parts (each at least 64 long)
-    until one wave is filled. Measured on the H100 (ms; this rule's pick, the others):
-    matmul 4096 x 4096 x 32 128/1 0.040 (64/1 0.046); 3000^3 64/1 2.01 (128/1 2.50);
-    2000^3 64/1 0.584 (128/1 0.645); 1000^3 64/2 0.101 (128/1 0.177, 128/8 0.114); 500^3
-    64/4 0.029 (128/1 0.094); 128 x 4096 x 4096 128/8 0.115 (64/1 0.262, 64/4 0.169);
-    ResNet-50 conv 3x3 at n = 32 over 7 x 7 64/1 0.491 (128/2 0.628), over 14 x 14 64/1
-    0.491 (128/2 0.642); cuBLAS/cuDNN 0.049, 1.24, 0.349, 0.060, 0.016, 0.096, 0.31,
-    0.20."""
+    across work-groups. A wave is two work-groups a compute unit. 128 where its
+    work-groups fill 0.8 of a wave; else 64 where they fill one, or half of one for a
+    reduction shorter than 2048 (too short to pay for a split); else the reduction is
+    split in up to 8 parts (each at least 64 long) until one wave is filled, with 128
+    for a reduction of at least 2048 elements whose split work-groups fill half a wave,
+    else 64. Measured on an H200
+    (132 compute units) with padded tiles clamping their reads (ms; this rule's pick,
+    the others): matmul 2000^3 128/1 0.387 (64/1 0.556, 128/2 0.431); 3000^3 128/1
+    1.41 (64/1 1.68, 128/2 1.36); 1000^3 64/1 0.079 (64/2 0.093, 128/1 0.110, 128/4
+    0.074); 500^3 64/4 0.026 (128/8 0.023); 128 x 4096 x 4096 128/8 0.116 (64/4 0.170);
+    4096 x 4096 x 32 128/1 0.038 (64/1 0.046); ResNet-50 at n = 32: 1x1 256 to 128 over
+    56 x 56, 784 work-groups of 128, 128/1 0.230 (64/1 0.328), 1x1 512 to 128 over 28 x
+    28, 196 of 128, 64/1 0.131 (128/1 0.168), 3x3 over 14 x 14 64/1 0.293 (128/4 0.338),
+    1x1 2048 to 512 over 7 x 7 128/8 0.145 (64/1 0.180); at n = 1, 3x3 stride 2 over 14
+    x 14 64/4 0.094 (128/4 0.174)."""
     sizes, kept = op.sizes, _kinds(op)[0]
 
     def groups(side: int) -> int:
         tiles = _merged(_side_tiles(op, pair, side))
         return prod(ceildiv(sizes[d], tiles.get(d, 1)) for d in kept)
 
-    wave = 2 * device.compute_units
-    if groups(128) >= 3.5 * wave:
+    wave, reduction = 2 * device.compute_units, prod(sizes[d] for d in pw)
+    if groups(128) >= 0.8 * wave:
         return 128, 1
-    if groups(64) >= wave:
+    if groups(64) >= wave or (groups(64) >= wave / 2 and reduction < 2048):
         return 64, 1
-    side = 128 if prod(sizes[d] for d in pw) >= 2048 else 64
-    split = 1
-    while split < 8 and groups(side) * split < wave and sizes[pw[-1]] // (2 * split) >= 64:
-        split *= 2
-    return side, split
+
+    def split(side: int) -> int:
+        parts = 1
+        while parts < 8 and groups(side) * parts < wave and sizes[pw[-1]] // (2 * parts) >= 64:
+            parts *= 2
+        return parts
+
+    if reduction >= 2048 and groups(128) * split(128) >= wave / 2:
+        return 128, split(128)
+    return 64, split(64)
 
 
 def _gpu_register_tiles(

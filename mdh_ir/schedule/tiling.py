@@ -14,7 +14,7 @@ private tiles of a local tile not a multiple of W), the private-tile loop of d i
 every local tile, so the trip counts of the private and element loops are constants
 (unrolled, accumulators indexed by constants: registers) in every work-group, not only
 in those whose tiles are whole. A point of the padding (beyond its local tile) reads
-inside memory (clamped reads, zero-filled caches) and what it computes is discarded.
+inside memory (clamped reads) and what it computes is discarded.
 
 The loop nest of a work-item is the "lt" loops in `loop_order[0]`, then the "pt" loops
 in `loop_order[1]`, then the "el" loops in the same order. For computations with `pw`
@@ -318,18 +318,22 @@ class TilePlan:
             extents.append(first[axis].extent(tile) + max(consts) - min(consts))  # type: ignore
         return Box(tuple(extents), tuple(tuple(f) for f in forms))  # type: ignore[arg-type]
 
-    def inside(self, b: int) -> bool:
-        """Whether every local tile's box of input b lies inside the buffer: the tiles
-        start at multiples of lt_size, and the box of the last one is a full tile's."""
+    def inside_axes(self, b: int) -> list[bool]:
+        """Per axis of input b, whether every local tile's box stays inside the buffer
+        along it: the tiles start at multiples of lt_size, and the box of the last one
+        is a full tile's."""
         tile = self.tile_extents("lt")
         upper = [ceildiv(n, t) * t - 1 for n, t in zip(self.sizes, tile)]
         shape = self.op.inputs[b].type.get_shape()  # type: ignore[attr-defined]
-        return all(
-            0 <= lo and hi < n
-            for access in (linear_results(m) for m in self.op.input_maps[b])
-            for form, n in zip(access, shape)  # type: ignore[arg-type]
-            for lo, hi in [form.range_over([0] * self.rank, upper)]
-        )
+        accesses = [linear_results(m) for m in self.op.input_maps[b]]
+        return [
+            all(0 <= lo and hi < n for lo, hi in [access[a].range_over([0] * self.rank, upper) for access in accesses])
+            for a, n in enumerate(shape)
+        ]
+
+    def inside(self, b: int) -> bool:
+        """Whether every local tile's box of input b lies inside the buffer."""
+        return all(self.inside_axes(b))
 
     def local_shape(self, b: int) -> list[int]:
         """The shape of input b's local buffer: its local box in `buf_layout` axis order,

@@ -1,8 +1,9 @@
 """`mdh-tune`: auto-tune the configuration of an `.mlir` file's computation.
 
-    mdh-tune f.mlir [--device D] --budget 60s|200evals [--technique tpe|anneal|random|ga]
+    mdh-tune f.mlir [--device D] --budget 60s|200evals [--technique tpe|anneal|random|ga|model]
              [--seed S] [--db FILE] [--repeats N] [--timeout SECONDS] [-o tuned.mlir]
-             [--plot run.png] [--compare tpe,anneal,random] [--allow-large]
+             [--plot run.png] [--compare tpe,anneal,random] [--build-workers N]
+             [--allow-large]
 
 Every evaluation is stored in the tuning database (`--db`, default `$MDH_TUNING_DB` or
 `~/.cache/mdh_ir/tuning.sqlite`): a killed run resumes where it stopped, and a later run
@@ -20,10 +21,14 @@ refused before anything is allocated or built. `--compare` runs several techniqu
 with the same budget and seed from a fresh (in-memory) database, so that none starts
 from another's results, and plots their best-so-far curves; it neither reads nor writes
 `--db`. A plot's last point is the best its run reports (after the final check).
-`--timeout`, `--repeats` and the budget must be positive, the `-o` and `--plot` files
-writable, a computation of more than 2^32 points needs `--allow-large` (as in mdh-run),
-and a database file that is not a tuning database (or is damaged, or of a newer schema)
-is refused, naming the file, before anything is evaluated or written.
+`--build-workers N` builds candidates ahead in N processes while
+one times (`mdh_ir.tuning.pool`; default: on a GPU one per core but one, at most 8, on a
+CPU 0); the time block then shows the pool's phases apart (`pool_*`, overlapping the
+rest) and the device's waiting for it (`wait`). `--timeout`, `--repeats` and the budget
+must be positive, the `-o` and `--plot` files writable, a computation of more than 2^32
+points needs `--allow-large` (as in mdh-run), and a database file that is not a tuning
+database (or is damaged, or of a newer schema) is refused, naming the file, before
+anything is evaluated or written.
 """
 
 from __future__ import annotations
@@ -43,8 +48,8 @@ from mdh_ir.tools.context import make_context
 from mdh_ir.tools.diagnostics import diagnose, load_module, the_compute
 from mdh_ir.tools.mdh_run import format_seconds
 from mdh_ir.tuning.evaluate import PHASES
-from mdh_ir.tuning.search import TECHNIQUES
-from mdh_ir.tuning.tuner import Budget, Progress, Tuner, parse_config
+from mdh_ir.tuning.pool import POOL_PHASES
+from mdh_ir.tuning.tuner import TECHNIQUES, Budget, Progress, Tuner, parse_config
 
 
 class ProgressBar:
@@ -92,13 +97,14 @@ def phase_lines(p: Progress) -> list[str]:
     """Where the tuning's time went: seconds per phase (`Progress.phases`), their share,
     and per evaluation measured in this run."""
     measured = max(1, p.evaluations - p.replayed)
-    order = [*PHASES, "search", "confirm", "replayed"]
+    order = [*PHASES, "wait", "search", "confirm", "replayed", *POOL_PHASES]
     named = sorted(p.phases.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order))
     lines = [f"time: {p.elapsed:.1f} s ({measured} evaluations measured)"]
     for name, seconds in named:
         share = seconds / p.elapsed if p.elapsed else 0.0
-        each = f"  {seconds / measured * 1e3:8.1f} ms each" if name in PHASES else ""
-        lines.append(f"  {name:<8} {seconds:8.2f} s {share:6.1%}{each}")
+        each = f"  {seconds / measured * 1e3:8.1f} ms each" if name in PHASES or name in POOL_PHASES else ""
+        aside = "  (in the build pool, beside the rest)" if name in POOL_PHASES else ""
+        lines.append(f"  {name:<10} {seconds:8.2f} s {share:6.1%}{each}{aside}")
     return lines
 
 
@@ -145,6 +151,8 @@ def check_options(args: argparse.Namespace) -> None:
         raise ValueError(f"--timeout {args.timeout:g}: expected a positive number of seconds")
     if args.repeats <= 0:
         raise ValueError(f"--repeats {args.repeats}: expected a positive number of runs")
+    if args.build_workers is not None and args.build_workers < 0:
+        raise ValueError(f"--build-workers {args.build_workers}: expected 0 or more processes")
     if args.output:
         check_writable(args.output, "-o")
     if args.plot:
@@ -165,7 +173,10 @@ def run(args: argparse.Namespace) -> int:
     for name in techniques:
         db = Database(":memory:") if args.compare else Database(args.db or default_path())
         bar = ProgressBar(budget, f"{name}: " if args.compare else "")
-        tuner = Tuner(module, db, args.device, name, args.seed, args.repeats, args.timeout, bar)
+        tuner = Tuner(
+            module, db, args.device, name, args.seed, args.repeats, args.timeout, bar,
+            build_workers=args.build_workers,
+        )  # fmt: skip
         try:
             runs[name] = tuner.run(budget)
         finally:
@@ -206,6 +217,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--db", help="tuning database file")
     parser.add_argument("--repeats", type=int, default=10, help="timed runs per candidate")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per candidate")
+    parser.add_argument(
+        "--build-workers", type=int, help="processes building candidates ahead (default: GPU min(8, cores-1), CPU 0)"
+    )
     parser.add_argument("-o", "--output", help="write the tuned IR here")
     parser.add_argument("--plot", help="write a PNG of best time against evaluations/seconds")
     parser.add_argument("--allow-large", action="store_true", help="tune computations of more than 2^32 points")

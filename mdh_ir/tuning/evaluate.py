@@ -20,6 +20,12 @@ the time limit and one that crashes the OpenCL driver is recorded (`timeout`, `c
 while tuning goes on with a fresh worker. Inputs and the reference result are computed
 once, by the parent. Each evaluation records where its cost went (`PHASES`).
 
+A candidate built ahead by the build pool (`mdh_ir.tuning.pool`) comes with its lowered
+IR, OpenCL source and device binaries: the worker loads the program from those (`load`)
+instead of compiling it, and one that failed in the pool is recorded without the worker.
+With a `gate` (`mdh_ir.tuning.gate`, on a CPU device) the worker holds it from the
+upload to the last timed run, so that no build runs beside a timed run.
+
 The worker is `python -m mdh_ir.tuning.evaluate FD`, talking over a socket pair, so it
 never re-imports the caller's main module.
 """
@@ -32,6 +38,8 @@ import subprocess
 import sys
 import time
 import traceback
+from contextlib import nullcontext
+from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
 from typing import Any
 
@@ -41,19 +49,34 @@ from xdsl.dialects.builtin import ModuleOp
 from mdh_ir.database.store import OK, Evaluation
 from mdh_ir.runtime.timing import Stopwatch
 from mdh_ir.schedule.config import Config
+from mdh_ir.tuning.gate import Gate
 
 READY_TIMEOUT = 600.0
 CUTOFF = 3.0
 RUN_SLACK = 5.0
 FLUSH_BYTES = 256 << 20
-PHASES = ("start", "lower", "print", "build", "upload", "check", "flush", "timed", "stopped", "other")
+PHASES = ("start", "lower", "print", "build", "load", "gate", "upload", "check", "flush", "timed", "stopped", "other")
 """Where an evaluation's cost goes (`Evaluation.phases`), in wall seconds: starting a
 worker (the first evaluation's, and the next one's after a worker was stopped),
-configuring and lowering, printing OpenCL, the OpenCL build, uploading the inputs, the
+configuring and lowering, printing OpenCL, the OpenCL build, loading a program built in
+the pool (parsing its lowered IR, loading its binaries), waiting for the builds under
+way to finish before the runs (`gate`, on a CPU device), uploading the inputs, the
 checked run with the comparison against the reference, the cache flushes before each
 run, the timed runs (without their flushes), the whole time of an evaluation whose worker
 was stopped (`timeout`, `slow`) or died (`crash`), and the rest (messages between the
 processes)."""
+
+
+@dataclass(frozen=True)
+class Built:
+    """A candidate built in the pool: `status` OK with `artifact` (its lowered IR, OpenCL
+    source and device binaries), or the failure that ended its build; `phases`: the
+    pool's seconds (`pool.POOL_PHASES`), not counted in the evaluation's cost."""
+
+    status: str
+    message: str = ""
+    artifact: tuple[str, str, list[bytes]] | None = None
+    phases: dict[str, float] = field(default_factory=dict)
 
 
 def _serve(conn: Connection) -> None:
@@ -61,8 +84,10 @@ def _serve(conn: Connection) -> None:
     from mdh_ir.tools.context import make_context
     from mdh_ir.tools.diagnostics import load_module
 
-    module_text, device, inputs, reference, repeats = conn.recv()
-    module = load_module(make_context(), module_text, "<tuning>")
+    module_text, device, inputs, reference, repeats, gate = conn.recv()
+    ctx = make_context()
+    module = load_module(ctx, module_text, "<tuning>")
+    gate = Gate(gate) if gate else None
     conn.send("ready")
     while (request := conn.recv()) is not None:
         kind, payload = request
@@ -72,41 +97,72 @@ def _serve(conn: Connection) -> None:
             except Exception as e:  # noqa: BLE001 - the caller keeps its earlier times
                 conn.send(("error", "".join(traceback.format_exception_only(e)).strip()))
             continue
-        values, best = payload
+        values, best, built = payload
         watch = Stopwatch()
-        result = _evaluated(conn, module, device, inputs, reference, repeats, Config(**values), best, watch)
+        cfg = Config(**values)
+        program = (lambda: _loaded(ctx, device, built, watch)) if built else (lambda: _compiled(module, device, cfg, watch))
+        result = _evaluated(conn, module, program, inputs, reference, repeats, best, watch, gate)
         conn.send((*result, watch.seconds))
 
 
-def _evaluated(conn, module, device, inputs, reference, repeats: int, cfg: Config, best, watch) -> tuple:
-    """(status, seconds, times, message) of `cfg`; sends "built" once it is built.
-    `watch` counts the phases (`PHASES`)."""
+def _compiled(module, device, cfg: Config, watch: Stopwatch):
+    """`cfg`'s program, compiled here (`watch`: lower, print, build)."""
     from mdh_ir.driver import compile_module
-    from mdh_ir.errors import MDHError
-    from mdh_ir.runtime import BuildError
+
+    return compile_module(module, device, cfg, stopwatch=watch)
+
+
+def _loaded(ctx, device, built: tuple[str, str, list[bytes]], watch: Stopwatch):
+    """The program the pool built (`built`: lowered IR, OpenCL source, device binaries)."""
+    from xdsl.parser import Parser
+
+    from mdh_ir.runtime import Program
+
+    lowered, source, binaries = built
+    with watch.phase("load"):
+        return Program(Parser(ctx, lowered).parse_module(), source, device, binaries)
+
+
+def _evaluated(conn, module, program_of, inputs, reference, repeats: int, best, watch, gate) -> tuple:
+    """(status, seconds, times, message) of the program `program_of()` makes; sends
+    "built" once it is built. `watch` counts the phases (`PHASES`); the runs hold
+    `gate`, if any (its waiting counted as `gate`)."""
     from mdh_ir.semantics.compare import compare
 
     try:
-        program = compile_module(module, device, cfg, stopwatch=watch)
+        program = program_of()
         conn.send("built")
-        with watch.phase("upload"):
-            resident = program.upload(inputs)
-        with watch.phase("check"):
-            outputs, first = program.run(resident, 1, FLUSH_BYTES, watch)
-            check = compare(module, inputs, outputs, reference)
-        if not check.ok:
-            return "wrong", None, [], check.message
-        if best is not None and first[0] > CUTOFF * best:
-            return OK, first[0], first, f"{check.message}; one run: > {CUTOFF:g}x best"
-        with watch.phase("timed"):
-            _, times = program.run(resident, repeats, FLUSH_BYTES, watch)
+        with gate.exclusive() if gate is not None else nullcontext():
+            if gate is not None:
+                watch.add("gate", gate.waited)
+            with watch.phase("upload"):
+                resident = program.upload(inputs)
+            with watch.phase("check"):
+                outputs, first = program.run(resident, 1, FLUSH_BYTES, watch)
+                check = compare(module, inputs, outputs, reference)
+            if not check.ok:
+                return "wrong", None, [], check.message
+            if best is not None and first[0] > CUTOFF * best:
+                return OK, first[0], first, f"{check.message}; one run: > {CUTOFF:g}x best"
+            with watch.phase("timed"):
+                _, times = program.run(resident, repeats, FLUSH_BYTES, watch)
         return OK, statistics.median(times), times, check.message
-    except MDHError as e:
-        return "rule", None, [], str(e)
-    except BuildError as e:
-        return "build", None, [], e.log[-2000:]
     except Exception as e:  # noqa: BLE001 - recorded, tuning goes on
-        return "error", None, [], "".join(traceback.format_exception_only(e)).strip()
+        status, message = failure(e)
+        return status, None, [], message
+
+
+def failure(e: Exception) -> tuple[str, str]:
+    """The status and message of a candidate whose compilation or run raised `e`: a
+    broken rule, an OpenCL build error (its log's end), or another error."""
+    from mdh_ir.errors import MDHError
+    from mdh_ir.runtime import BuildError
+
+    if isinstance(e, MDHError):
+        return "rule", str(e)
+    if isinstance(e, BuildError):
+        return "build", e.log[-2000:]
+    return "error", "".join(traceback.format_exception_only(e)).strip()
 
 
 def _interleaved(module, device, inputs, repeats: int, configs: list[dict], rounds: int) -> list[float]:
@@ -134,9 +190,11 @@ class Evaluator:
         repeats: int = 10,
         timeout: float = 60.0,
         worker: str = __name__,
+        gate: str | None = None,
     ):
-        """`worker`: the module run as the worker (`python -m worker FD`)."""
-        self.args = (str(module), device, inputs, reference, repeats)
+        """`worker`: the module run as the worker (`python -m worker FD`); `gate`: the
+        path of the gate (`mdh_ir.tuning.gate`) its runs hold, if any."""
+        self.args = (str(module), device, inputs, reference, repeats, gate)
         self.repeats = repeats
         self.worker = worker
         self.timeout = timeout
@@ -168,14 +226,22 @@ class Evaluator:
             self.conn.close()
         self.process = self.conn = None
 
-    def evaluate(self, cfg: Config, technique: str = "", best: float | None = None) -> Evaluation:
-        """Evaluate `cfg`; `best` (seconds) lets a clearly slower candidate stop early."""
+    def evaluate(
+        self, cfg: Config, technique: str = "", best: float | None = None, built: Built | None = None
+    ) -> Evaluation:
+        """Evaluate `cfg`; `best` (seconds) lets a clearly slower candidate stop early.
+        `built`: the pool's build of `cfg` (else the worker compiles it); a failed one is
+        recorded as it failed, with the pool's phases and no cost."""
         text = str(cfg.to_attr())
+        options = {"timeout": self.timeout, "repeats": self.repeats}
+        pooled = built.phases if built is not None else {}
+        if built is not None and built.status != OK:
+            return Evaluation(text, built.status, None, [], built.message, 0.0, technique, options=options, phases=pooled)
         start = time.perf_counter()
         self._ensure_running()
         sent = time.perf_counter()
         phases = {"start": sent - start}
-        self.conn.send(("evaluate", (dict(cfg.__dict__), best)))
+        self.conn.send(("evaluate", (dict(cfg.__dict__), best, built.artifact if built is not None else None)))
         try:
             status, seconds, times, message, *measured = self._reply(sent, best)
         except (EOFError, ConnectionError):
@@ -183,9 +249,9 @@ class Evaluator:
             self._stop()
             status, seconds, times, message, measured = "crash", None, [], f"worker exited with {code}", []
         cost = time.perf_counter() - start
-        options = {"timeout": self.timeout, "repeats": self.repeats}
         phases.update(*measured or [{"stopped": cost - phases["start"]}])
         phases["other"] = max(0.0, cost - sum(phases.values()))
+        phases.update(pooled)
         return Evaluation(text, status, seconds, times, message, cost, technique, options=options, phases=phases)
 
     def _reply(self, start: float, best: float | None) -> tuple:

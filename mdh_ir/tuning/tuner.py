@@ -15,6 +15,16 @@ and goes on where it stopped, and duplicates are never measured twice. Only fail
 caused by the configuration are replayed (`Evaluation.lasting`); one caused by the
 earlier run's options or the machine's state (a timeout, a crash) is evaluated again.
 
+Candidates are built ahead in a pool of processes (`mdh_ir.tuning.pool`, `build_workers`
+of them) while the evaluation worker times: the default, the known best and the seeds are
+handed to the pool at once, then the technique is asked for as many candidates as the
+pool keeps in flight (`BuildPool.ahead`), and each is evaluated as its build finishes
+and told to the technique (optuna's TPE treats the candidates still in flight as
+`constant_liar` does: as bad as the worst, so it asks for others). The device waits only
+for a build that is not done yet (`wait`). With no build workers (`build_workers=0`) the
+evaluation worker compiles each candidate itself and the technique is asked for one at a
+time, as before.
+
 When the search ends, its best candidate, the default and an earlier tuning's pick are
 timed again in turns (`CONFIRM_ROUNDS` rounds) and their stored times become the
 interleaved ones: single timings on a busy machine can crown a candidate that is not
@@ -29,9 +39,12 @@ included) plus the search's own time.
 
 from __future__ import annotations
 
+import os
 import re
+import tempfile
 import time
 from collections.abc import Callable
+from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 
 import numpy as np
@@ -44,14 +57,28 @@ from mdh_ir.runtime import device_info
 from mdh_ir.semantics.compare import reference_outputs
 from mdh_ir.semantics.reference import find_compute, random_inputs
 from mdh_ir.tuning.evaluate import Evaluator
-from mdh_ir.tuning.search import make_technique
+from mdh_ir.tuning.pool import POOL_PHASES, BuildPool
+from mdh_ir.tuning.model import ModelSearch
+from mdh_ir.tuning.search import TECHNIQUES as SEARCHES
+from mdh_ir.tuning.search import Technique, make_technique
 from mdh_ir.tuning.space import Infeasible, config_params, sample_config
 from mdh_ir.tuning.transfer import Seed, seeds
 
 CONFIRM_ROUNDS = 5
 """Rounds of the final interleaved timing of the best candidate against the default."""
+TECHNIQUES = (*SEARCHES, "model")
+"""The search techniques (`search`) and the cost model's (`model`)."""
 STALL_LIMIT = 500
 """Consecutive draws without a new candidate (infeasible or duplicate) that end tuning."""
+
+
+def default_build_workers(kind: str) -> int:
+    """Build workers for a device of `kind`: on a GPU, one per host core but one (for
+    the evaluation worker), at most 8; on a CPU none: there builds must wait while
+    candidates run (`mdh_ir.tuning.gate`), so the evaluation worker waits for the builds
+    under way before each run, and on PoCL (2 cores) a pool of 1 or 2 made tuning
+    slower (mdh_bench/RESULTS.md)."""
+    return min(8, max(1, (os.cpu_count() or 2) - 1)) if kind == "gpu" else 0
 
 
 @dataclass(frozen=True)
@@ -97,15 +124,18 @@ class Progress:
     phases: dict[str, float] = field(default_factory=dict)
     """Where `elapsed` went, in seconds: the phases of the evaluations measured in this
     run (`evaluate.PHASES`), `replayed` (the stored costs of those replayed from the
-    database), `search` (the technique's draws, skipped ones included) and `confirm`
-    (the final check)."""
+    database), `search` (the technique's draws, skipped ones included), `wait` (waiting
+    for the pool to finish a candidate's build) and `confirm` (the final check); and,
+    not part of `elapsed` as they overlap it, the seconds spent in the build pool
+    (`pool.POOL_PHASES`)."""
     history: list[tuple[int, float, float | None]] = field(default_factory=list)
     """(evaluations, elapsed seconds, best time so far) after each evaluation, and after
     the final check (`Tuner.confirm`): the last point is the best the run reports."""
 
     def spend(self, phase: str, seconds: float) -> None:
-        """Count `seconds` to `elapsed` and to `phase` (`phases`)."""
-        self.elapsed += seconds
+        """Count `seconds` to `elapsed` and to `phase` (`phases`); those of the pool's
+        phases only to the phase."""
+        self.elapsed += seconds if phase not in POOL_PHASES else 0.0
         self.phases[phase] = self.phases.get(phase, 0.0) + seconds
 
     def eta(self, budget: Budget) -> float | None:
@@ -117,8 +147,9 @@ class Progress:
             left.append(max(0, budget.evaluations - self.evaluations) * per)
         return min(left) if left else None
 
-    def done(self, budget: Budget) -> bool:
-        return (budget.evaluations is not None and self.evaluations >= budget.evaluations) or (
+    def done(self, budget: Budget, pending: int = 0) -> bool:
+        """Whether `budget` is spent, counting `pending` evaluations under way as done."""
+        return (budget.evaluations is not None and self.evaluations + pending >= budget.evaluations) or (
             budget.seconds is not None and self.elapsed >= budget.seconds
         )
 
@@ -135,17 +166,25 @@ class Tuner:
         timeout: float = 60.0,
         progress: Callable[[Progress], None] | None = None,
         worker: str = "mdh_ir.tuning.evaluate",
+        build_workers: int | None = None,
     ):
+        """`build_workers`: processes building candidates ahead (`default_build_workers`
+        by default; 0: the evaluation worker compiles each)."""
         self.module = module
         self.op = find_compute(module)
         self.db = db
         self.device = device
         self.info = device_info(device)
-        self.technique = make_technique(technique, seed)
+        self.technique = self.make_technique(technique, seed)
         self.seed = seed
         self.repeats, self.timeout, self.worker = repeats, timeout, worker
+        self.build_workers = default_build_workers(self.info.kind) if build_workers is None else build_workers
         self.on_progress = progress or (lambda p: None)
         self.key = db.add_computation(self.op)
+
+    def make_technique(self, name: str, seed: int) -> Technique:
+        """The technique `name` (`TECHNIQUES`); the cost model's learns from the database."""
+        return ModelSearch(seed, self.op, self.info, self.db) if name == "model" else make_technique(name, seed)
 
     def run(
         self,
@@ -165,20 +204,38 @@ class Tuner:
             reference = reference_outputs(self.module, inputs)
         progress = Progress()
         seen: dict[str, Evaluation] = {}
-        with Evaluator(
-            self.module, inputs, reference, self.device, self.repeats, self.timeout, self.worker
-        ) as ev:
+        with ExitStack() as stack:
+            gate = None
+            if self.build_workers and self.info.kind == "cpu":
+                gate = os.path.join(stack.enter_context(tempfile.TemporaryDirectory()), "gate")
+            ev = stack.enter_context(
+                Evaluator(
+                    self.module, inputs, reference, self.device, self.repeats, self.timeout, self.worker, gate
+                )
+            )
+            checked = (inputs, reference) if self.info.kind == "cpu" else (None, None)
+            pool = stack.enter_context(
+                BuildPool(self.module, self.device, self.build_workers, self.timeout, *checked, gate)
+            )
+
+            def stored(text: str) -> Evaluation | None:
+                """The database's evaluation of `text` that a run replays, if any."""
+                found = self.db.lookup(self.key, self.info.key, text)
+                return found if found is not None and found.lasting else None
 
             def measure(cfg: Config, technique: str = self.technique.name) -> Evaluation:
                 text = str(cfg.to_attr())
-                stored = self.db.lookup(self.key, self.info.key, text)
-                if stored is not None and stored.lasting:
+                result = stored(text)
+                if result is not None:
                     progress.replayed += 1
-                    progress.spend("replayed", stored.cost)
-                    result = stored
+                    progress.spend("replayed", result.cost)
                 else:
+                    started = time.perf_counter()
+                    built = pool.take(text, cfg)
+                    if pool.workers:
+                        progress.spend("wait", time.perf_counter() - started)
                     best = progress.best.seconds if progress.best else None
-                    result = ev.evaluate(cfg, technique, best)
+                    result = ev.evaluate(cfg, technique, best, built)
                     self.db.record(self.key, self.info.key, result)
                     for phase, seconds in result.phases.items():
                         progress.spend(phase, seconds)
@@ -193,6 +250,10 @@ class Tuner:
                 return result
 
             default = default_config(self.op, self.info)
+            found = seeds(self.op, self.info, self.db)
+            for cfg in (default, *(seed.config for seed in found)):
+                if stored(str(cfg.to_attr())) is None:
+                    pool.submit(str(cfg.to_attr()), cfg)
             progress.default = measure(default)
             origin, at_origin = default, progress.default
             known, earlier = best_config(self.db, self.op, self.info), None
@@ -202,7 +263,7 @@ class Tuner:
                     earlier = replayed
                     if not at_origin.ok or replayed.seconds < at_origin.seconds:  # type: ignore[operator]
                         origin, at_origin = known, replayed
-            for seed in seeds(self.op, self.info, self.db):
+            for seed in found:
                 text = str(seed.config.to_attr())
                 if text not in seen and progress.done(budget):
                     break
@@ -210,11 +271,25 @@ class Tuner:
                 progress.seeds.append((seed, result))
                 if result.ok and (not at_origin.ok or result.seconds < at_origin.seconds):  # type: ignore
                     origin, at_origin = seed.config, result
+            pool.discard()
             params = config_params(self.op, self.info, origin)
             if at_origin.ok and params is not None:
                 self.technique.start_from(params, at_origin.seconds)  # type: ignore[arg-type]
-            stalled = 0
-            while not progress.done(budget) and stalled < STALL_LIMIT:
+            self.search(budget, pool, measure, seen, stored, default, progress)
+            pool.close()
+            self.confirm(ev, progress, earlier)
+        return progress
+
+    def search(self, budget: Budget, pool: BuildPool, measure, seen, stored, default: Config, progress: Progress) -> None:
+        """Ask the technique for candidates, as many at a time as `pool` keeps in flight,
+        until `budget` is spent; evaluate each as its build finishes (`measure`) and tell
+        the technique. A draw that breaks a rule, or was evaluated already, is told at
+        once and never built; one stored in the database is replayed at once; one that
+        is being built is told with it."""
+        pending: dict[str, tuple[Config, list]] = {}
+        stalled = 0
+        while True:
+            while len(pending) < pool.ahead and stalled < STALL_LIMIT and not progress.done(budget, len(pending)):
                 started = time.perf_counter()
                 trial = self.technique.ask()
                 try:
@@ -222,19 +297,30 @@ class Tuner:
                 except Infeasible:
                     cfg = None
                 text = str(cfg.to_attr()) if cfg is not None else None
-                if cfg is None or text in seen:
-                    stored = self.db.lookup(self.key, self.info.key, text) if text else None
-                    self.technique.tell(trial, stored.seconds if stored and stored.ok else None)
+                new = cfg is not None and text not in seen and text not in pending
+                if not new:
+                    if text in pending:
+                        pending[text][1].append(trial)  # type: ignore[index]
+                    else:
+                        earlier = seen.get(text) if text else None  # type: ignore[arg-type]
+                        self.technique.tell(trial, earlier.seconds if earlier and earlier.ok else None)
                     progress.skipped += 1
                     stalled += 1
-                    progress.spend("search", time.perf_counter() - started)
-                    continue
-                stalled = 0
+                elif stored(text) is None:  # type: ignore[arg-type]
+                    stalled = 0
+                    pending[text] = (cfg, [trial])  # type: ignore[index]
+                    pool.submit(text, cfg)  # type: ignore[arg-type]
                 progress.spend("search", time.perf_counter() - started)
-                result = measure(cfg)
+                if new and text not in pending:
+                    stalled = 0
+                    result = measure(cfg)  # type: ignore[arg-type]
+                    self.technique.tell(trial, result.seconds if result.ok else None)
+            if not pending or progress.done(budget):
+                return
+            cfg, trials = pending.pop(pool.ready())
+            result = measure(cfg)
+            for trial in trials:
                 self.technique.tell(trial, result.seconds if result.ok else None)
-            self.confirm(ev, progress, earlier)
-        return progress
 
     def confirm(self, ev: Evaluator, progress: Progress, earlier: Evaluation | None = None) -> None:
         """Time the best candidate, the default and `earlier` (an earlier tuning's pick)

@@ -1,0 +1,126 @@
+"""The build pool: candidates built in other processes and timed by the evaluation
+worker (`mdh_ir.tuning.pool`), and the gate that keeps builds away from timed runs."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from mdh_ir.catalog import CATALOG
+from mdh_ir.database.store import OK, Database
+from mdh_ir.driver import compile_module
+from mdh_ir.runtime import Program, device_info
+from mdh_ir.schedule.default_config import default_config
+from mdh_ir.semantics.compare import reference_outputs
+from mdh_ir.semantics.reference import find_compute, random_inputs
+from mdh_ir.tools.context import make_context
+from mdh_ir.tools.diagnostics import load_module
+from mdh_ir.tuning import evaluate
+from mdh_ir.tuning.evaluate import Evaluator
+from mdh_ir.tuning.gate import Gate
+from mdh_ir.tuning.pool import POOL_PHASES, BuildPool
+from mdh_ir.tuning.tuner import Budget, Tuner
+
+
+def matvec():
+    module = CATALOG["matvec"].build(i=16, k=16)
+    op = find_compute(module)
+    inputs = random_inputs(op, np.random.default_rng(0))
+    return module, op, inputs, reference_outputs(module, inputs)
+
+
+def test_a_candidate_built_in_the_pool_runs_identically_in_the_evaluator(tmp_path) -> None:
+    """The pool's build (lowered IR, source, binaries) loads in the evaluation worker,
+    checks ok there, and its program computes bit for bit what a build of the source in
+    this process computes; the pool's phases are kept apart from the evaluation's cost."""
+    module, op, inputs, reference = matvec()
+    cfg = default_config(op, device_info("cpu")).with_(unroll=2)
+    with BuildPool(module, "cpu", 1, 60.0, inputs, reference) as pool:
+        built = pool.take("c", cfg)
+    assert built.status == OK and built.artifact is not None
+    assert {"pool_lower", "pool_build", "pool_check"} <= set(built.phases) <= set(POOL_PHASES)
+    lowered, source, binaries = built.artifact
+    here = compile_module(module, "cpu", cfg)
+    assert source == here.source
+    carried = Program(load_module(make_context(), lowered, "<pool>"), source, "cpu", binaries)
+    assert all(np.array_equal(a, b) for a, b in zip(carried(*inputs), here(*inputs)))
+    with Evaluator(module, inputs, reference, "cpu", repeats=2) as ev:
+        e = ev.evaluate(cfg, built=built)
+    assert e.ok, e.message
+    assert "load" in e.phases and not {"lower", "build"} & set(e.phases)
+    own = {k: v for k, v in e.phases.items() if k not in POOL_PHASES}
+    assert set(own) <= set(evaluate.PHASES) and sum(own.values()) == pytest.approx(e.cost)
+
+
+def test_failed_and_crashed_builds_are_recorded_and_a_killed_builder_loses_nothing() -> None:
+    """A build error in the pool is a `build` evaluation (never sent to the evaluation
+    worker); a builder killed while building is replaced and the candidate rebuilt; a
+    candidate that kills every builder it is given to is recorded as `crash`."""
+    module, op, inputs, reference = matvec()
+    base = default_config(op, device_info("cpu")).with_(
+        lt_size=(8, 16), num_wg=(2, 1), num_wi=(1, 1), vector_width=1
+    )
+    with BuildPool(module, "cpu", 1, 60.0, worker="tests.faulty_builder") as pool:
+        failed = pool.take("build", base.with_(pt_size=(4, 1)))
+        crashed = pool.take("crash", base.with_(pt_size=(3, 1)))
+        pool.submit("ok", base.with_(pt_size=(1, 1)))
+        victim = pool.builders[0].process
+        victim.kill()
+        rebuilt = pool.take("ok", base.with_(pt_size=(1, 1)))
+        assert pool.builders[0].process is not victim
+    assert failed.status == "build" and "injected build failure" in failed.message
+    assert crashed.status == "crash"
+    assert rebuilt.status == OK and rebuilt.artifact is not None
+    with Evaluator(module, inputs, reference, "cpu", repeats=1) as ev:
+        recorded = ev.evaluate(base.with_(pt_size=(4, 1)), built=failed)
+        assert ev.process is None, "a failed build never reaches the evaluation worker"
+    assert recorded.status == "build" and recorded.cost == 0.0
+
+
+def test_the_gate_keeps_builds_away_from_timed_runs(tmp_path) -> None:
+    """A timing waits for the build under way, and no build starts while it waits."""
+    builder, timer, late = (Gate(tmp_path / "gate") for _ in range(3))
+    events: list[str] = []
+
+    def time_runs() -> None:
+        with timer.exclusive():
+            events.append("timed")
+
+    def build_late() -> None:
+        with late.shared():
+            events.append("late build")
+
+    with builder.shared():
+        first = threading.Thread(target=time_runs)
+        first.start()
+        time.sleep(0.3)
+        second = threading.Thread(target=build_late)
+        second.start()
+        time.sleep(0.3)
+        assert events == []
+        events.append("build done")
+    first.join()
+    second.join()
+    assert events == ["build done", "timed", "late build"]
+    assert timer.waited >= 0.5
+
+
+def test_a_tuning_with_a_build_pool_stores_every_evaluation(tmp_path) -> None:
+    """On a CPU device with two builders (and the gate): the budget is kept, every
+    evaluation is stored once and ok, built in the pool, and the device's waiting for the
+    pool is counted."""
+    module, op, inputs, reference = matvec()
+    tuner = Tuner(module, Database(tmp_path / "t.sqlite"), "cpu", "tpe", seed=1, repeats=2, build_workers=2)
+    progress = tuner.run(Budget.parse("8evals"), inputs, reference)
+    stored = tuner.db.evaluations(tuner.key, tuner.info.key)
+    assert progress.evaluations == len(stored) == 8
+    assert len({e.config for e in stored}) == 8
+    assert all(e.status == OK for e in stored), [e.message for e in stored if not e.ok]
+    assert all("load" in e.phases and "pool_build" in e.phases for e in stored)
+    assert {"wait", "gate", "pool_build"} <= set(progress.phases)
+    assert progress.elapsed == pytest.approx(
+        sum(v for k, v in progress.phases.items() if k not in POOL_PHASES)
+    )
