@@ -6,8 +6,11 @@ from xdsl.ir import Operation
 from xdsl.utils.exceptions import DiagnosticException
 
 
-class MDHError(DiagnosticException):
-    """A user-facing error about an op: a pass refusing it, a rule it breaks."""
+class MDHError(DiagnosticException, ValueError):
+    """A user-facing error: about an op (a pass refusing it, a rule it breaks; `op` says
+    which), or about an argument of the Python API (a module that is not one, inputs of
+    the wrong number, shape or dtype: `mdh_ir.semantics.arrays`). A `ValueError`, as
+    the API's argument errors were before."""
 
     def __init__(self, message: str, op: Operation | None = None):
         super().__init__(message)

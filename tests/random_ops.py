@@ -3,7 +3,10 @@
 `random_module(rng)` returns `(module, inputs)`: a module holding one `mdh.compute` and
 numpy inputs for it; `random_module(rng, wide=True)` draws from the wider space of the
 property-based fuzzing (tests/test_fuzz_hypothesis.py), and `rank=` fixes the number of
-dimensions. What a draw can hold:
+dimensions. `random_module(rng, awkward=True)` draws ops for checking configurations
+without running them (tests/test_default_config.py): sizes of `AWKWARD_SIZES` (1, primes,
+one more than a tile), a third of the dimensions `ps`, at most `AWKWARD_MAX_POINTS`
+points, and no inputs (an empty list). What a draw can hold:
 
 - 1-5 dimensions of size 1-12 (mostly primes, sometimes 1); wide: 1-6 dimensions, a third
   of them of size 13-70; at most `MAX_POINTS` points either way (the largest dimensions
@@ -70,6 +73,11 @@ MAX_MUL_POINTS = 256
 """Most factors a multiplicative reduction/scan combines into one result."""
 WIDE_MAX_SIZE = 70
 """Largest dimension size of a wide draw (before the iteration space is bounded)."""
+AWKWARD_SIZES = (1, 2, 3, 5, 7, 13, 17, 23, 31, 33, 65, 127, 129, 257, 1025)
+"""Sizes of an awkward draw: 1, primes, and one more than the tiles and work-group sizes
+that default configurations choose (4, 16, 32, 64, 128, 256, 1024)."""
+AWKWARD_MAX_POINTS = 1 << 22
+"""Largest iteration space of an awkward draw (never run: nothing is allocated)."""
 BOUNDARIES = ("clamp", "zero", "wrap", "mirror")
 TYPES = (f32, f64, i32)
 
@@ -163,14 +171,14 @@ def _choose_combine(rng, out_types: list) -> CombineChoice:
     return CombineChoice(label, _arg_better(largest), ["argval", "argidx"])
 
 
-def _share_combine_function(module: ModuleOp) -> None:
+def _share_combine_function(module: ModuleOp) -> bool:
     """Make every reducing dimension refer to the first one's function (the builder traces
-    one copy per dimension) and drop the copies."""
+    one copy per dimension) and drop the copies; whether the module changed."""
     op = find_compute(module)
     combines = op.combines
     users = [c for c in combines if c.kind != "cc" and not c.builtin]
     if len(users) < 2:
-        return
+        return False
     keep = users[0].func
     new = [c if c.kind == "cc" or c.builtin else Combine(c.kind, keep) for c in combines]
     md_hom = dict(op.md_hom.data)
@@ -181,6 +189,7 @@ def _share_combine_function(module: ModuleOp) -> None:
             continue
         f = next(f for f in module.ops if isinstance(f, func.FuncOp) and f.sym_name.data == c.func)
         module.body.block.erase_op(f)
+    return True
 
 
 # ---------------------------------------------------------------------------------------
@@ -362,7 +371,9 @@ class ScalarRecipe:
 # ---------------------------------------------------------------------------------------
 
 
-def _size(rng, wide: bool = False) -> int:
+def _size(rng, wide: bool = False, awkward: bool = False) -> int:
+    if awkward:
+        return int(rng.choice(AWKWARD_SIZES))
     if wide and rng.random() < 1 / 3:
         return int(rng.integers(13, WIDE_MAX_SIZE + 1))
     r = rng.random()
@@ -379,7 +390,9 @@ def _shrink(sizes: list[int], dims: list[int], limit: int) -> None:
         sizes[d] = (sizes[d] + 1) // 2
 
 
-def _draw_kinds(rng, rank: int) -> list[str]:
+def _draw_kinds(rng, rank: int, awkward: bool = False) -> list[str]:
+    if awkward:
+        return [str(k) for k in rng.choice(["cc", "pw", "ps"], size=rank, p=[0.4, 0.27, 0.33])]
     r = rng.random()
     if r < 0.1:
         return ["pw"] * rank  # a full reduction to a single value
@@ -397,16 +410,16 @@ def _draw_kinds(rng, rank: int) -> list[str]:
 
 
 def random_module(
-    rng: np.random.Generator, wide: bool = False, rank: int | None = None
+    rng: np.random.Generator, wide: bool = False, rank: int | None = None, awkward: bool = False
 ) -> tuple[ModuleOp, list[np.ndarray]]:
     if rank is None and wide:
         rank = int(rng.choice([1, 2, 3, 4, 5, 6], p=[0.1, 0.2, 0.25, 0.2, 0.15, 0.1]))
     elif rank is None:
         rank = int(rng.choice([1, 2, 3, 4, 5], p=[0.15, 0.3, 0.3, 0.15, 0.1]))
-    sizes = [_size(rng, wide) for _ in range(rank)]
-    kinds = _draw_kinds(rng, rank)
+    sizes = [_size(rng, wide, awkward) for _ in range(rank)]
+    kinds = _draw_kinds(rng, rank, awkward)
     reducing = [d for d in range(rank) if kinds[d] != "cc"]
-    _shrink(sizes, list(range(rank)), MAX_POINTS)
+    _shrink(sizes, list(range(rank)), AWKWARD_MAX_POINTS if awkward else MAX_POINTS)
 
     n_out = 2 if rng.random() < 0.35 else 1
     out_types = [TYPES[int(rng.integers(3))] for _ in range(n_out)]
@@ -458,9 +471,12 @@ def random_module(
     module = compute_module(
         "fuzz", dict(zip(names, sizes)), inputs, outputs, recipe, specs, indices=indices
     )
-    _share_combine_function(module)
-    module.verify()
+    if _share_combine_function(module):  # compute_module verified the module it built
+        module.verify()
 
+    module.fuzz_label = choice.label  # type: ignore[attr-defined]
+    if awkward:
+        return module, []
     op = find_compute(module)
     arrays = []
     for v, t in zip(op.inputs, op.input_element_types):
@@ -476,7 +492,6 @@ def random_module(
             arrays.append(rng.uniform(-1, 1, shape).astype(dtype))
         else:
             arrays.append(rng.integers(-8, 8, shape).astype(dtype))
-    module.fuzz_label = choice.label  # type: ignore[attr-defined]
     return module, arrays
 
 

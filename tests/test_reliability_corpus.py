@@ -15,6 +15,7 @@ A file can give a tool more arguments (bad options), and come with a tuning data
 (bad databases, `<file>.db`, used as `$MDH_TUNING_DB` and as mdh-tune's `--db`):
 
     // ARGS-RUN: --repeats 0                          appended to mdh-run's arguments
+    // ARGS-OPT: -p lower-to-opencl,lower-to-opencl   (ARGS-LOWER, ARGS-TUNE: likewise)
     // EXPECT-TUNE: DB: not a tuning database ...     the diagnostic names the database
     // WARNING-RUN: DB: tuning database not used: ... a tool that succeeds warns once
 
@@ -218,9 +219,20 @@ def run_tools(path: Path, tmp: Path, runner, tools=TOOLS) -> None:
 
 def test_corpus_size_and_categories() -> None:
     categories = {p.parent.name for p in FILES}
-    assert len(FILES) >= 60, f"only {len(FILES)} corpus files"
+    assert len(FILES) >= 180, f"only {len(FILES)} corpus files"
     assert {"syntax", "truncated", "encoding", "empty", "garbage", "dialect", "views",
-            "functions", "types", "sizes", "config", "rules", "options", "database"} <= categories  # fmt: skip
+            "functions", "types", "sizes", "config", "rules", "options", "database",
+            "buffers", "internal", "defaults"} <= categories  # fmt: skip
+
+
+def test_the_readme_counts_the_corpus() -> None:
+    """README's reliability section states the corpus's files, categories and runs."""
+    readme = " ".join((ROOT / "README.md").read_text().split())
+    m = re.search(r"(\d+) malformed, invalid or awkward files in (\d+) categories", readme)
+    assert m is not None
+    categories = {p.parent.name for p in FILES}
+    assert (int(m[1]), int(m[2])) == (len(FILES), len(categories))
+    assert f"({4 * len(FILES)} runs)" in readme
 
 
 DEVICE_RULES = {"wg-combine": "tests/test_runtime.py::test_last_work_group_needs_fences_across_work_groups"}

@@ -422,9 +422,10 @@ points read them).
         return [shape[perm.index(a)] for a in range(len(perm))]
 
     def units(self) -> list[int]:
-        """The box in moved units: the innermost extent counts vectors of `lanes()`."""
+        """The box in moved units: the innermost extent counts vectors of `lanes()` (a
+        rank-0 box is one element)."""
         extents = list(self.extents.get_values())
-        return extents[:-1] + [extents[-1] // self.lanes()]
+        return extents[:-1] + [extents[-1] // self.lanes()] if extents else []
 
     def turns(self) -> int:
         """Units one worker moves (at most)."""

@@ -35,12 +35,24 @@ WG_COMBINES = ("kernel", "last")
 MAX_LCL_PAD = 8
 
 ConfigValue = int | str | list["ConfigValue"]
+INT_RANGE = range(-(2**63), 2**63)
+"""The integers a configuration holds (64-bit signed: `IntegerAttr(_, 64)` would take
+2^63 to 2^64 - 1 too, as their two's complement, 2^64 - 1 as -1)."""
+
+
+def range_problem(value: int) -> str | None:
+    """Why integer `value` cannot be a configuration value, or None."""
+    if value in INT_RANGE:
+        return None
+    return f"#mdh.config: integer {value} is out of range (configuration integers lie in [-2^63, 2^63))"
 
 
 def value_to_attr(value: ConfigValue) -> Attribute:
     if isinstance(value, bool):
         raise TypeError("configuration values are integers, strings or lists")
     if isinstance(value, int):
+        if (problem := range_problem(value)) is not None:
+            raise ValueError(problem)
         return IntegerAttr(value, 64)
     if isinstance(value, str):
         return StringAttr(value)
@@ -74,7 +86,10 @@ class ConfigAttr(ParametrizedAttribute):
     @classmethod
     def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
         def parse_value() -> Attribute:
+            pos = parser.pos
             if (i := parser.parse_optional_integer(allow_boolean=False)) is not None:
+                if (problem := range_problem(i)) is not None:
+                    parser.raise_error(problem, at_position=pos, end_position=parser.pos)
                 return IntegerAttr(i, 64)
             if (s := parser.parse_optional_identifier_or_str_literal()) is not None:
                 return StringAttr(s)

@@ -17,7 +17,7 @@ from xdsl.dialects.builtin import (
     StringAttr,
     SymbolRefAttr,
 )
-from xdsl.dialects.func import CallOp
+from xdsl.dialects.func import CallOp, FuncOp
 from xdsl.ir import Attribute, Operation
 from xdsl.utils.exceptions import VerifyException
 
@@ -34,6 +34,16 @@ from mdh_ir.dialects.scalar_ops import function_problem
 from mdh_ir.errors import ConfigError
 
 
+def buffer_type_problem(mtype: MemRefType) -> str | None:
+    """Why a buffer of type `mtype` cannot be passed to the runtime (a layout other
+    than the default row-major one, or a memory space), or None."""
+    if not isinstance(mtype.layout, NoneAttr):
+        return "has a layout (only the default row-major one is supported)"
+    if not isinstance(mtype.memory_space, NoneAttr):
+        return "has a memory space (only the default global memory is supported)"
+    return None
+
+
 class _Checker:
     def __init__(self, op: Operation):
         self.op = op
@@ -48,6 +58,7 @@ class _Checker:
         self.check_types("out_types", op.out_types, len(op.outputs), "results")
         combines = self.check_combines(len(sizes))
         self.check_operand_types()
+        self.check_host_signature()
         boundaries = self.check_boundary()
         self.check_input_views(sizes, boundaries)
         self.check_output_views(sizes, combines)
@@ -87,8 +98,20 @@ class _Checker:
                 self.fail(attr, f"{what} type {mtype} does not have element type {elem}")
             if any(d < 0 for d in mtype.get_shape()):
                 self.fail(attr, f"{what} type {mtype} must have a static shape")
-            if not isinstance(mtype.layout, NoneAttr):
-                self.fail(attr, f"{what} type {mtype} has a layout (only the default row-major one is supported)")
+            if (problem := buffer_type_problem(mtype)) is not None:
+                self.fail(attr, f"{what} type {mtype} {problem}")
+
+    def check_host_signature(self) -> None:
+        """The buffers of the function holding the op (its host function) have the
+        default layout and memory space too: the runtime passes them as plain arrays."""
+        host = self.op.parent_op()
+        if not isinstance(host, FuncOp):
+            return
+        ftype = host.function_type
+        for what, types in (("argument", ftype.inputs.data), ("result", ftype.outputs.data)):
+            for i, t in enumerate(types):
+                if isinstance(t, MemRefType) and (problem := buffer_type_problem(t)) is not None:
+                    self.fail("host function", f"@{host.sym_name.data} {what} {i} of type {t} {problem}")
 
     def check_combines(self, rank: int) -> list[Combine]:
         md_hom = self.op.md_hom.data
@@ -260,23 +283,36 @@ class _Checker:
 
     def check_bodies(self, combines: list[Combine]) -> None:
         """The scalar and combine functions, and the functions they call, hold only
-        scalar ops (`scalar_ops.SCALAR_OPS`)."""
+        scalar ops (`scalar_ops.SCALAR_OPS`) and call no function that calls them
+        again (they are inlined)."""
         op = self.op
         if op.parent_op() is None:
             return
-        names = [op.scalar_func] + [c.func for c in combines if c.kind != "cc" and not c.builtin]
-        seen: set[str] = set()
-        while names:
-            name = names.pop()
-            if name in seen:
-                continue
-            seen.add(name)
-            f = op.lookup_func(name)  # type: ignore[arg-type]
-            if f is None:
-                self.fail("md_hom", f"@{name}, called by a scalar or combine function, is not a func.func")
-            if (problem := function_problem(f)) is not None:  # type: ignore[arg-type]
-                self.fail("md_hom", f"@{name}: {problem}")
-            names += [c.callee.root_reference.data for c in f.walk() if isinstance(c, CallOp)]  # type: ignore
+        roots = [op.scalar_func] + [c.func for c in combines if c.kind != "cc" and not c.builtin]
+        done: set[str] = set()
+        for root in roots:  # depth first, `path` the chain of calls to the function visited
+            path, callees = [root], [iter(self.callees(root))]  # type: ignore[list-item]
+            while callees:
+                name = next(callees[-1], None)
+                if name is None:
+                    done.add(path.pop())
+                    callees.pop()
+                elif name in path:
+                    cycle = " -> ".join(f"@{n}" for n in [*path[path.index(name) :], name])
+                    self.fail("md_hom", f"@{name} is recursive ({cycle}); scalar functions are inlined, so they cannot recurse")
+                elif name not in done:
+                    path.append(name)
+                    callees.append(iter(self.callees(name)))
+
+    def callees(self, name: str) -> list[str]:
+        """The functions that function `name` calls, once it is checked to be one whose
+        body holds only scalar ops."""
+        f = self.op.lookup_func(name)
+        if f is None:
+            self.fail("md_hom", f"@{name}, called by a scalar or combine function, is not a func.func")
+        if (problem := function_problem(f)) is not None:  # type: ignore[arg-type]
+            self.fail("md_hom", f"@{name}: {problem}")
+        return [c.callee.root_reference.data for c in f.walk() if isinstance(c, CallOp)]  # type: ignore
 
 
 def verify_compute(op: Operation) -> None:

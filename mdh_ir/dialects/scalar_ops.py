@@ -92,6 +92,8 @@ def op_problem(op: Operation) -> str | None:
 def function_problem(f: func.FuncOp) -> str | None:
     """Why function `f` cannot be a scalar or combine function, or None (the functions
     it calls are checked by the caller)."""
+    if not f.body.blocks:
+        return "it is declared without a body"
     if len(f.body.blocks) != 1:
         return "its body must be one block"
     for op in f.body.block.ops:

@@ -49,6 +49,7 @@ def configure(
     """A copy of `module`, its host functions of buffers (`mdh-bufferize`), whose every op
     carries its configuration, chosen and completed for `info` (`choose_config`) and
     checked against it, and the choices."""
+    check_arguments(module, configs)
     configured = module.clone()
     MDHBufferize().apply(Context(), configured)
     ops = compute_ops(configured)
@@ -67,6 +68,23 @@ def configure(
     return configured, choices
 
 
+def check_arguments(module, configs) -> None:
+    """Refuse a module or configurations of the wrong kind (`MDHError` naming the
+    argument and what it must be)."""
+    if not isinstance(module, ModuleOp):
+        raise MDHError(
+            f"module: expected an xDSL ModuleOp (text is parsed first: mdh_ir.tools.diagnostics."
+            f"load_module), got {type(module).__name__}"
+        )
+    given = list(configs) if isinstance(configs, Sequence) and not isinstance(configs, str) else [configs]
+    for config in given:
+        if config is not None and not isinstance(config, Config):
+            raise MDHError(
+                f"config: expected a mdh_ir.schedule.config.Config (such as default_config(op, "
+                f"info).with_(num_wg=...)), one per mdh.compute or None, got {type(config).__name__}"
+            )
+
+
 def lower_configured(configured: ModuleOp, info: DeviceInfo) -> ModuleOp:
     """A lowered copy of a configured module (`configure`), verified as `mdh-opt
     --lower-to-opencl` verifies it."""
@@ -81,6 +99,14 @@ def lower_configured(configured: ModuleOp, info: DeviceInfo) -> ModuleOp:
 def lower(module: ModuleOp, info: DeviceInfo, config: Configs = None) -> ModuleOp:
     """A lowered copy of `module`, configured for `info` (`configure`)."""
     return lower_configured(configure(module, info, config)[0], info)
+
+
+def check_device(device) -> None:
+    """Refuse a device that is neither a `select_device` spec nor a pyopencl device."""
+    import pyopencl as cl
+
+    if device is not None and not isinstance(device, str | cl.Device):
+        raise MDHError(f"device: expected 'cpu', 'gpu', 'PLATFORM:DEVICE' or a pyopencl Device, got {type(device).__name__}")
 
 
 class Compiled:
@@ -100,6 +126,7 @@ class Compiled:
         stopwatch: Stopwatch | None = None,
     ):
         watch = stopwatch or Stopwatch()
+        check_device(device)
         self.device = device if device is not None and not isinstance(device, str) else select_device(device)
         self.info = device_info(self.device)
         with watch.phase("lower"):

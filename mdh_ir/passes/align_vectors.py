@@ -33,6 +33,7 @@ from xdsl.passes import ModulePass
 
 from mdh_ir.dialects.lowlevel import ALIGNMENT_ATTR, KernelOp, SlotOp, TileForOp, memref_bytes, memory_space
 from mdh_ir.passes.emit import constant_value
+from mdh_ir.passes.kernel_stage import rewritten_by
 
 BUFFER_ALIGNMENT = 128
 """Bytes to which a kernel's buffer arguments are aligned (CL_DEVICE_MEM_BASE_ADDR_ALIGN
@@ -111,6 +112,7 @@ class LowLevelAlignVectors(ModulePass):
     name = "lowlevel-align-vectors"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        rewritten_by(self.name, op)
         for access in op.walk():
             if isinstance(access, vector.LoadOp | vector.StoreOp):
                 align(access)

@@ -42,6 +42,7 @@ from mdh_ir.dialects.lowlevel import (
 )
 from mdh_ir.passes.carried import COMPUTE_ATTR, carried
 from mdh_ir.passes.emit import Emitter
+from mdh_ir.passes.kernel_stage import rewritten_by
 
 
 def bind_ids(
@@ -93,6 +94,7 @@ def assign(par: ParForOp, kernel_name: str) -> KernelOp:
     plan = carried(par, par.buffers.types)
     cfg = plan.cfg
     kernel = KernelOp(kernel_name, par.buffers.types)
+    kernel.location = par.location
     kernel.attributes[COMPUTE_ATTR] = par.attributes[COMPUTE_ATTR]
     block = kernel.body.block
     e = Emitter.at_end(block)
@@ -132,3 +134,4 @@ class MDHAssignASM(ModulePass):
             for i, par in enumerate(pars):
                 kernel = assign(par, f"{host.sym_name.data}_{i}")
                 Rewriter.insert_op(kernel, InsertPoint.before(host))
+        rewritten_by(self.name, op)

@@ -74,6 +74,7 @@ from mdh_ir.dialects.lowlevel import (
 )
 from mdh_ir.passes.align_vectors import divisor
 from mdh_ir.passes.emit import Emitter, Value, constant_value, i1
+from mdh_ir.passes.kernel_stage import rewritten_by
 from mdh_ir.schedule.tiling import FULL_UNROLL
 
 
@@ -316,7 +317,8 @@ def expand_copy(copy: CopyOp) -> None:
         flat, body = e.for_(copy.worker, total, workers)
         slot = []
     coords = body.delinearize(flat, units)
-    coords[-1] = body.mul(coords[-1], lanes)
+    if coords:  # a rank-0 box is one element, moved alone (lanes 1)
+        coords[-1] = body.mul(coords[-1], lanes)
     position = [body.add(b, c) for b, c in zip(copy.base, coords)]
     if lanes > 1 and move.whole_vectors():
         move.vector(body, position, coords, slot, clamp=True)
@@ -357,6 +359,7 @@ class LowLevelExpand(ModulePass):
     name = "lowlevel-expand"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
+        rewritten_by(self.name, op)
         for o in list(op.walk()):
             if isinstance(o, ViewLoadOp):
                 expand_view_load(o)

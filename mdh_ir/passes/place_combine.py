@@ -78,6 +78,7 @@ from mdh_ir.dialects.mdh import Combine
 from mdh_ir.passes.assign_asm import tile_chain
 from mdh_ir.passes.carried import COMPUTE_ATTR, carried
 from mdh_ir.passes.emit import Emitter, Value, constant_value, i1
+from mdh_ir.passes.kernel_stage import rewritten_by
 from mdh_ir.passes.scan import ScanKernels
 from mdh_ir.passes.tile import takes_point
 from mdh_ir.schedule.tiling import Loop, TilePlan
@@ -624,7 +625,6 @@ class MDHPlaceCombine(ModulePass):
     name = "mdh-place-combine"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        kernels = [k for k in op.walk() if isinstance(k, KernelOp)]
-        for kernel in kernels:
+        for kernel in rewritten_by(self.name, op):
             if any(isinstance(a, AccumulateOp) for a in kernel.walk()):
                 Placement(kernel, op).run(op)

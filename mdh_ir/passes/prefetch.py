@@ -67,6 +67,7 @@ from mdh_ir.dialects.lowlevel import (
 from mdh_ir.passes.assign_asm import tile_chain
 from mdh_ir.passes.carried import carried
 from mdh_ir.passes.emit import Emitter
+from mdh_ir.passes.kernel_stage import rewritten_by
 from mdh_ir.passes.promote_memory import alloc
 
 PREFETCH_ELEMENTS = 64
@@ -203,7 +204,7 @@ class LowLevelPrefetch(ModulePass):
     name = "lowlevel-prefetch"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for kernel in [k for k in op.walk() if isinstance(k, KernelOp)]:
+        for kernel in rewritten_by(self.name, op):
             if any(isinstance(o, CopyOp) for o in kernel.walk()):
                 slots = carried(kernel, kernel.function_type.inputs.data).cfg.prefetch
                 if slots:

@@ -59,6 +59,7 @@ from mdh_ir.dialects.lowlevel import (
 from mdh_ir.passes.assign_asm import tile_chain
 from mdh_ir.passes.carried import carried
 from mdh_ir.passes.emit import Emitter
+from mdh_ir.passes.kernel_stage import rewritten_by
 from mdh_ir.schedule.tiling import Box, TilePlan
 
 
@@ -130,7 +131,7 @@ def promote(kernel: KernelOp) -> None:
             rank = len(cache.origin)
             copy = CopyOp(args[b], cache.buffer, cache.origin, cache.extents, tuple(range(rank)),
                           perm, op.boundaries[b], worker, plan.wg_size)  # fmt: skip
-            if cache.extents[-1] % COPY_LANES == 0 and perm[-1] == rank - 1:
+            if rank and cache.extents[-1] % COPY_LANES == 0 and perm[-1] == rank - 1:
                 copy.attributes[LANES_ATTR] = IntegerAttr(COPY_LANES, 64)
             inside = [a for a, yes in enumerate(plan.inside_axes(b)) if yes]
             if len(inside) == rank:
@@ -240,6 +241,5 @@ class MDHPromoteMemory(ModulePass):
     name = "mdh-promote-memory"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for kernel in op.walk():
-            if isinstance(kernel, KernelOp):
-                promote(kernel)
+        for kernel in rewritten_by(self.name, op):
+            promote(kernel)

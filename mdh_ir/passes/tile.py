@@ -54,6 +54,7 @@ def tile_compute(op: ComputeOp) -> None:
     buffers = [*op.inputs, *outputs]
     wg_block = Block(arg_types=[index] * rank + [b.type for b in buffers])
     wg = ParForOp("wg", cfg.num_wg, Region(wg_block), buffers)
+    wg.location = op.location
     carry(wg, op)
     host.op(wg)
 

@@ -75,6 +75,7 @@ from mdh_ir.dialects.scalar_ops import CASTS, I1, LOGIC
 from mdh_ir.passes.assign_asm import tile_chain
 from mdh_ir.passes.carried import carried
 from mdh_ir.passes.emit import Emitter
+from mdh_ir.passes.kernel_stage import rewritten_by
 from mdh_ir.passes.place_combine import combine_values
 
 
@@ -433,6 +434,6 @@ class MDHVectorize(ModulePass):
     flush: bool = True
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for kernel in [k for k in op.walk() if isinstance(k, KernelOp)]:
+        for kernel in rewritten_by(self.name, op):
             if any(isinstance(o, ViewLoadOp) for o in kernel.walk()):
                 vectorize(kernel, op, self.flush)

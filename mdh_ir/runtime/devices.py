@@ -37,7 +37,9 @@ def select_device(spec: str | None = None):
         wanted = cl.device_type.CPU if spec == "cpu" else cl.device_type.GPU
         found = [d for d in devices if d.type & wanted and "Oclgrind" not in d.platform.name]
     else:
-        plat, _, dev = spec.partition(":")
+        plat, colon, dev = spec.partition(":")
+        if not plat.strip() or (colon and not dev.strip()):
+            raise DeviceError(f"device '{spec}': expected cpu, gpu or PLATFORM:DEVICE, each part an index or part of a name")
         found = [
             d for p in _match(platforms, plat, lambda p: p.name)
             for d in _match(p.get_devices(), dev or "0", lambda d: d.name)

@@ -32,7 +32,9 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import SSAValue
 from xdsl.traits import SymbolTable
 
+from mdh_ir.semantics.arrays import checked_arrays
 from mdh_ir.dialects.lowlevel import BarrierOp, LaunchOp
+from mdh_ir.errors import MDHError
 from mdh_ir.emit_opencl.c_names import kernel_name
 from mdh_ir.runtime.devices import _context, select_device
 from mdh_ir.runtime.timing import Stopwatch, _flusher, gated, span
@@ -84,12 +86,9 @@ class Program:
         import pyopencl as cl
 
         buffers = []
-        for arg, x in zip(self.host.body.block.args, inputs):
+        args = self.host.body.block.args
+        for arg, x in zip(args, checked_arrays(args, inputs, f"@{self.host.sym_name.data}")):
             access = cl.mem_flags.READ_WRITE if arg in self.written else cl.mem_flags.READ_ONLY
-            expected = tuple(arg.type.get_shape())  # type: ignore[attr-defined]
-            x = np.asarray(x, numpy_dtype(arg.type.element_type), order="C")  # type: ignore[attr-defined]
-            if x.shape != expected:
-                raise ValueError(f"input of shape {x.shape}, expected {expected}")
             buffers.append(cl.Buffer(self.ctx, access | cl.mem_flags.COPY_HOST_PTR, hostbuf=x))
         return buffers
 
@@ -106,8 +105,12 @@ class Program:
         import pyopencl as cl
 
         block = self.host.body.block
+        if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
+            raise MDHError(f"@{self.host.sym_name.data}: repeats: expected a positive number of runs, got {repeats!r}")
         flush = _flusher(self.ctx, flush_bytes) if flush_bytes else None
-        resident = all(isinstance(x, cl.Buffer) for x in inputs)
+        resident = isinstance(inputs, list | tuple) and all(isinstance(x, cl.Buffer) for x in inputs)
+        if resident and len(inputs) != len(block.args):
+            checked_arrays(block.args, inputs, f"@{self.host.sym_name.data}")  # raises, naming what is missing
         buffers: dict[SSAValue, object] = dict(zip(block.args, inputs if resident else self.upload(inputs)))
         buffers.update(self.workspace)
         times, flushes = [], []

@@ -22,6 +22,7 @@ from xdsl.ir import BlockArgument, SSAValue
 from xdsl.traits import SymbolTable
 
 from mdh_ir.dialects.mdh import ComputeOp
+from mdh_ir.semantics.arrays import checked_arrays
 from mdh_ir.semantics.reference import ReferenceEvaluator
 from mdh_ir.semantics.scalar_eval import numpy_dtype
 
@@ -65,7 +66,7 @@ def evaluate_host(module: ModuleOp, inputs: Sequence[np.ndarray], promote: bool 
     `promote`: as `reference.evaluate`."""
     host = host_function(module)
     block = host.body.block
-    buffers: dict[SSAValue, np.ndarray] = dict(zip(block.args, inputs))
+    buffers: dict[SSAValue, np.ndarray] = dict(zip(block.args, checked_arrays(block.args, inputs, f"@{host.sym_name.data}")))
     for op in block.ops:
         if isinstance(op, ComputeOp):
             results = ReferenceEvaluator(op, promote)([buffers[v] for v in op.inputs])

@@ -32,6 +32,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from mdh_ir.affine import linear_results
 from mdh_ir.dialects.mdh import Combine, ComputeOp
+from mdh_ir.semantics.arrays import checked_arrays
 from mdh_ir.semantics.scalar_eval import FuncEvaluator, numpy_dtype
 
 Values = tuple[np.ndarray, ...]
@@ -94,12 +95,7 @@ class ReferenceEvaluator:
         return lambda x, y: tuple(self.funcs.call(name, [*x, *y]))  # type: ignore[arg-type]
 
     def __call__(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
-        inputs = [np.asarray(x) for x in inputs]
-        for x, v in zip(inputs, self.op.inputs):
-            expected = tuple(v.type.get_shape())  # type: ignore[attr-defined]
-            if x.shape != expected:
-                raise ValueError(f"input of shape {x.shape}, expected {expected}")
-        self.inputs = inputs
+        self.inputs = checked_arrays(self.op.inputs, inputs, f'mdh.compute "{self.op.comp_name.data}"')
         ranges = [(0, n) for n in self.sizes]
         result = self.piece(ranges)
         outputs = []

@@ -22,6 +22,7 @@ from xdsl.utils.exceptions import ArgSpecParseError
 from xdsl.xdsl_opt_main import xDSLOptMain
 
 from mdh_ir.passes import ALL_PASSES
+from mdh_ir.tools.checks import read_input
 from mdh_ir.tools.diagnostics import MDHError, diagnose, load_module, verify_located
 
 
@@ -75,10 +76,10 @@ class MDHOptMain(xDSLOptMain):
 
     def input_chunks(self, name: str) -> list[tuple[str | bytes, int]]:
         if self.args.input_file is None:
-            data = sys.stdin.buffer.read()
+            data = read_input(sys.stdin.buffer, name)
         else:
             with open(self.args.input_file, "rb") as f:
-                data = f.read()
+                data = read_input(f, name)
         if not self.args.split_input_file:
             return [(data, 0)]
         chunks, offset = [], 0
@@ -103,6 +104,9 @@ class MDHOptMain(xDSLOptMain):
             chunks = self.input_chunks(name)
         except OSError as e:
             print(f"{name}: error: cannot read input: {e.strerror}", file=sys.stderr)
+            sys.exit(1)
+        except MDHError as e:
+            print(diagnose(e, name), file=sys.stderr)
             sys.exit(1)
         out, failed = StringIO(), False
         for i, (text, offset) in enumerate(chunks):

@@ -3,7 +3,7 @@
     mdh-tune f.mlir [--device D] --budget 60s|200evals [--technique tpe|anneal|random|ga|model]
              [--seed S] [--db FILE|URL] [--repeats N] [--timeout SECONDS] [-o tuned.mlir]
              [--plot run.png] [--compare tpe,anneal,random] [--build-workers N]
-             [--workers N] [--storage URL] [--device D1,D2,...]
+             [--workers N] [--storage URL] [--device D1,D2,...] [--allow-large]
 
 Every evaluation is stored in the tuning database (`--db`, default `$MDH_TUNING_DB` or
 `~/.cache/mdh_ir/tuning.sqlite`): a killed run resumes where it stopped, and a later run
@@ -24,7 +24,9 @@ from another's results, and plots their best-so-far curves; it neither reads nor
 `--build-workers N` builds candidates ahead in N processes while
 one times (`mdh_ir.tuning.pool`; default: on a GPU one per core but one, at most 8, on a
 CPU 0); the time block then shows the pool's phases apart (`pool_*`, overlapping the
-rest) and the device's waiting for it (`wait`). `--timeout` and `--repeats` must be positive, and a database file that is not a tuning
+rest) and the device's waiting for it (`wait`). `--timeout`, `--repeats` and the budget
+must be positive, the `-o` and `--plot` files writable, a computation of more than 2^32
+points needs `--allow-large` (as in mdh-run), and a database file that is not a tuning
 database (or is damaged, or of a newer schema) is refused, naming the file, before
 anything is evaluated or written.
 
@@ -59,6 +61,7 @@ from mdh_ir.schedule.default_config import complete_config
 from mdh_ir.dialects.mdh import ComputeOp
 from mdh_ir.errors import MDHError
 from mdh_ir.runtime import device_info
+from mdh_ir.tools.checks import check_plot, check_work, check_writable, read_input
 from mdh_ir.tools.context import make_context
 from mdh_ir.tools.diagnostics import diagnose, load_module, the_compute
 from mdh_ir.tools.mdh_run import format_seconds
@@ -176,6 +179,10 @@ def check_options(args: argparse.Namespace) -> None:
         raise ValueError(f"--repeats {args.repeats}: expected a positive number of runs")
     if args.build_workers is not None and args.build_workers < 0:
         raise ValueError(f"--build-workers {args.build_workers}: expected 0 or more processes")
+    if args.output:
+        check_writable(args.output, "-o")
+    if args.plot:
+        check_plot(args.plot)
 
 
 def tuning_db(args: argparse.Namespace) -> Path | str:
@@ -269,12 +276,14 @@ def run_alone(args: argparse.Namespace, module: ModuleOp, budget: Budget) -> dic
 def run(args: argparse.Namespace, argv: list[str]) -> int:
     check_options(args)
     with open(args.input, "rb") as f:
-        module = load_module(make_context(), f.read(), args.input)
+        module = load_module(make_context(), read_input(f, args.input), args.input)
     op = the_compute(module)
     budget = Budget.parse(args.budget)
     devices = args.device.split(",") if args.device else [None]
     for device in devices:
         check_input(op, device)
+    if not args.allow_large:
+        check_work(module)
     if args.worker is not None:
         return run_worker(args, module, budget, devices)
     succeeded = True
@@ -325,6 +334,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--worker", type=int, help=argparse.SUPPRESS)  # the index of a started worker
     parser.add_argument("--since", type=float, help=argparse.SUPPRESS)  # when its command started
     argv = sys.argv[1:] if argv is None else argv
+    parser.add_argument("--allow-large", action="store_true", help="tune computations of more than 2^32 points")
     args = parser.parse_args(argv)
     if args.compare and any(t not in TECHNIQUES for t in args.compare.split(",")):
         parser.error(f"--compare: techniques are {', '.join(TECHNIQUES)}")

@@ -102,6 +102,8 @@ class Budget:
             if not m:
                 raise ValueError(f"budget '{part}': expected e.g. 60s, 2m or 200evals")
             value, unit = float(m.group(1)), m.group(2)
+            if value < (1 if unit.startswith("eval") else 1e-9):
+                raise ValueError(f"budget '{part}': expected a positive budget, e.g. 60s, 2m or 200evals")
             if unit.startswith("eval"):
                 evaluations = int(value)
             else:

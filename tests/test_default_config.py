@@ -1,0 +1,79 @@
+"""The default configuration is legal for every verified op: `default_config` checked
+against the rules (`violations`) over random ops with scans and awkward sizes (1, primes,
+one more than a tile), for the device classes' models and smaller ones. Nothing is
+lowered or run, so thousands of ops take a few seconds."""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from mdh_ir.builder import Input, Output, cc, compute_module, f32, ps
+from mdh_ir.device import PRESETS
+from mdh_ir.schedule.constraints import input_violations, violations
+from mdh_ir.schedule.default_config import default_config
+from mdh_ir.semantics.reference import find_compute
+from tests.random_ops import describe, random_module
+
+OPS = 2000
+SMALLER = "local_mem=16384,max_wg_size=256"
+MODELS = {
+    "cpu": PRESETS["cpu"],
+    "gpu": PRESETS["gpu"],
+    "cpu, smaller": PRESETS["cpu"].limited(SMALLER),
+    "gpu, smaller": PRESETS["gpu"].limited(SMALLER),
+}
+SMALLER_EVERY = 4
+"""The smaller models check every fourth op (the test's time goes to the defaults)."""
+
+
+def test_the_default_of_a_transposed_scan_with_sizes_not_dividing_its_tiles() -> None:
+    """Sizes 23 x 7 x 13 x 4, cc ps ps cc, the output transposed, a second input read
+    along d1 only: the CPU default grew dimension 2's tiles of 4 to 16 > 13."""
+    module = compute_module(
+        "k", dict(i=23, j=7, k=13, l=4),
+        [Input("A", f32, "i, j, k, l"), Input("v", f32, "j", shape=[8])],
+        [Output("w", f32, "l, k, j, i")],
+        lambda a, v: a * v, [cc, ps("add"), ps("add"), cc],
+    )  # fmt: skip
+    op = find_compute(module)
+    for name, device in MODELS.items():
+        cfg = default_config(op, device)
+        assert violations(op, cfg, device) == [], name
+        assert all(pt <= lt <= n for pt, lt, n in zip(cfg.pt_size, cfg.lt_size, op.sizes))
+
+
+def test_the_default_is_legal_for_random_ops() -> None:
+    start = time.perf_counter()
+    illegal: list[str] = []
+    refused, kinds, sizes = 0, Counter(), Counter()
+    for seed in range(OPS):
+        module, _ = random_module(np.random.default_rng(seed), awkward=True)
+        op = find_compute(module)
+        facts = describe(module)
+        kinds.update(facts["kinds"])
+        sizes.update(facts["sizes"])
+        if input_violations(op):  # no configuration can satisfy it: refused up front
+            refused += 1
+            continue
+        for name, device in MODELS.items():
+            if "smaller" in name and seed % SMALLER_EVERY:
+                continue
+            found = violations(op, default_config(op, device), device)
+            if found:
+                illegal.append(f"seed {seed}, {name}, sizes {op.sizes} {facts['kinds']}: {found[0]}")
+    assert not illegal, f"{len(illegal)} illegal defaults, e.g.\n" + "\n".join(illegal[:10])
+    assert refused < OPS // 100
+    assert kinds["ps"] > OPS // 2 and kinds["pw"] > OPS // 2
+    assert {1, 17, 129, 257} <= set(sizes)
+    assert time.perf_counter() - start < 60
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_awkward_draws_are_verified_ops_without_inputs(seed: int) -> None:
+    module, inputs = random_module(np.random.default_rng(seed), awkward=True)
+    module.verify()
+    assert inputs == [] and find_compute(module).sizes
