@@ -104,6 +104,18 @@ def test_a_claim_is_released_by_its_result_or_by_expiry(target: str) -> None:
     assert other.claim("k", "dev", "b", "w2", lifetime=60, since=time.time() + 1)  # an earlier run's
 
 
+def test_a_worker_releases_the_claims_it_did_not_evaluate(target: str) -> None:
+    """A worker whose budget ends with draws claimed but not evaluated drops those
+    claims (nothing waits for them to expire); another worker's claims stay."""
+    db = Database(target)
+    for config in ("a", "b"):
+        assert db.claim("k", "dev", config, "w1", lifetime=60, since=0)
+    assert db.claim("k", "dev", "c", "w2", lifetime=60, since=0)
+    db.release("k", "dev", "w1")
+    assert db.lookup("k", "dev", "a") is None and db.lookup("k", "dev", "b") is None
+    assert db.lookup("k", "dev", "c").status == RUNNING
+
+
 def tune(tmp_path: Path, evaluations: int, *options: str, **kwargs) -> subprocess.Popen:
     source = tmp_path / "mv.mlir"
     source.write_text(str(CATALOG["matvec"].build(i=20, k=12)))

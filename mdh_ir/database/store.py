@@ -322,6 +322,14 @@ class Database:
         )  # fmt: skip
         return claimed.rowcount == 1
 
+    def release(self, computation: str, device: str, worker: str) -> None:
+        """Drop the claims `worker` still holds (configurations it drew but did not
+        evaluate before its budget ran out), so that nothing waits for them to expire."""
+        self._execute(
+            "DELETE FROM evaluations WHERE computation = ? AND device = ? AND status = ? AND message = ?",
+            (computation, device, RUNNING, worker),
+        )
+
     def confirm(self, computation: str, device: str, config: str, seconds: float) -> None:
         """Replace a stored time by one measured in turns with the default."""
         self._execute(

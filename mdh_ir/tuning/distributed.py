@@ -55,6 +55,10 @@ class Sharing:
         """Whether this worker holds the claim on `config` (`Database.claim`)."""
         return db.claim(key, device, config, self.worker, self.lifetime, self.since)
 
+    def release(self, db: Database, key: str, device: str) -> None:
+        """Drop this worker's claims that it did not evaluate (`Database.release`)."""
+        db.release(key, device, self.worker)
+
     def claim_or_wait(self, db: Database, key: str, device: str, config: str) -> Evaluation | None:
         """None once this worker holds the claim on `config`; else the result that is
         stored for it (waiting while another worker evaluates it)."""

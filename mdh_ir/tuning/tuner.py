@@ -290,6 +290,8 @@ class Tuner:
             pool.close()
             if self.sharing is None:  # a shared tuning's command checks once (`final_check`)
                 self.confirm(ev, progress, earlier)
+            else:
+                self.sharing.release(self.db, self.key, self.info.key)
         return progress
 
     def search(self, budget: Budget, pool: BuildPool, measure, seen, stored, default: Config, progress: Progress) -> None:
