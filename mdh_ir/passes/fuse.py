@@ -141,7 +141,9 @@ def epilogue_function(module: ModuleOp, producer: ComputeOp, consumer: ComputeOp
         n += 1
         name = f"{consumer.scalar_func}_epilogue{n}"
     wrapper = func.FuncOp(name, (block.arg_types, scalar.function_type.outputs.data), Region(block))
-    Rewriter.insert_op(wrapper, InsertPoint.before(scalar))
+    callees = [scalar] + ([producer.lookup_func(producer.epilogue_func)] if producer.epilogue else [])  # type: ignore[arg-type]
+    block_ops = list(scalar.parent_block().ops)  # type: ignore[union-attr]
+    Rewriter.insert_op(wrapper, InsertPoint.after(max(callees, key=block_ops.index)))  # after its callees, as C needs
     return name
 
 
