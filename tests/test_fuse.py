@@ -228,3 +228,14 @@ def test_refusals_leave_the_chain_and_say_why() -> None:
     with pytest.warns(FusionRemark, match='"mm" not fused: its result is used 2 times'):
         MDHFuse().apply(Context(), module)
     assert [op.comp_name.data for op in computes(module)] == ["mm", "bias_relu"]
+
+
+def test_compile_module_fuses_on_request() -> None:
+    chain = parse(matmul_bias_relu(7, 9, 17))
+    args = random_arguments(host_function(chain), np.random.default_rng(5))
+    (want,) = evaluate_host(chain, args)
+    plain = compile_module(chain, TEST_DEVICE)
+    one = compile_module(chain, TEST_DEVICE, fuse=True)
+    assert len(plain.ops) == 3 and [op.comp_name.data for op in one.ops] == ["mm_bias_relu"]
+    for program in (plain, one):
+        np.testing.assert_allclose(program(*args)[0], want, rtol=1e-5, atol=1e-5)

@@ -25,7 +25,7 @@ func.func @blur(%x: memref<16xf32>) -> memref<16xf32> {
   func.return %y : memref<16xf32>
 }
 // CHECK: %y = mdh.compute "blur" {inp_view = {{\[\[}}affine_map<(d0) -> ((d0 + -1))>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> ((d0 + 1))>]], md_hom = {scalar_func = @avg3, combine_ops = ["cc"]}, out_view = {{\[\[}}affine_map<(d0) -> (d0)>]], boundary = ["clamp"]} {inp_types = [f32], mda_size = [16], out_types = [f32]} (%x) : (memref<16xf32>) -> memref<16xf32>
-// GENERIC: %y = "mdh.compute"(%x) <{comp_name = "blur", inp_view = {{\[\[}}affine_map<(d0) -> ((d0 + -1))>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> ((d0 + 1))>]], md_hom = {scalar_func = @avg3, combine_ops = ["cc"]}, out_view = {{\[\[}}affine_map<(d0) -> (d0)>]], boundary = ["clamp"], inp_types = [f32], mda_size = [16 : i64], out_types = [f32], operandSegmentSizes = array<i32: 1, 0>}> : (memref<16xf32>) -> memref<16xf32>
+// GENERIC: %y = "mdh.compute"(%x) <{comp_name = "blur", inp_view = {{\[\[}}affine_map<(d0) -> ((d0 + -1))>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> ((d0 + 1))>]], md_hom = {scalar_func = @avg3, combine_ops = ["cc"]}, out_view = {{\[\[}}affine_map<(d0) -> (d0)>]], boundary = ["clamp"], inp_types = [f32], mda_size = [16 : i64], out_types = [f32]}> : (memref<16xf32>) -> memref<16xf32>
 
 // Two inputs, two outputs of different types, a user combine function, a 0-d output.
 func.func @prod_count(%a: f64, %b: f64) -> (f64, i64) {
@@ -48,7 +48,7 @@ func.func @dot_count(%x: memref<10xf64>, %y: memref<10xf64>) -> (memref<f64>, me
   func.return %d, %n : memref<f64>, memref<i64>
 }
 // CHECK: %d, %n = mdh.compute "dot_count" {inp_view = {{\[\[}}affine_map<(d0) -> (d0)>], [affine_map<(d0) -> (d0)>]], md_hom = {scalar_func = @prod_count, combine_ops = {{\[\[}}"pw", @add_both]]}, out_view = {{\[\[}}affine_map<(d0) -> ()>], [affine_map<(d0) -> ()>]]} {inp_types = [f64, f64], mda_size = [10], out_types = [f64, i64]} (%x, %y) : (memref<10xf64>, memref<10xf64>) -> (memref<f64>, memref<i64>)
-// GENERIC: %d, %n = "mdh.compute"(%x, %y) <{comp_name = "dot_count", inp_view = {{\[\[}}affine_map<(d0) -> (d0)>], [affine_map<(d0) -> (d0)>]], md_hom = {scalar_func = @prod_count, combine_ops = {{\[\[}}"pw", @add_both]]}, out_view = {{\[\[}}affine_map<(d0) -> ()>], [affine_map<(d0) -> ()>]], inp_types = [f64, f64], mda_size = [10 : i64], out_types = [f64, i64], operandSegmentSizes = array<i32: 2, 0>}> : (memref<10xf64>, memref<10xf64>) -> (memref<f64>, memref<i64>)
+// GENERIC: %d, %n = "mdh.compute"(%x, %y) <{comp_name = "dot_count", inp_view = {{\[\[}}affine_map<(d0) -> (d0)>], [affine_map<(d0) -> (d0)>]], md_hom = {scalar_func = @prod_count, combine_ops = {{\[\[}}"pw", @add_both]]}, out_view = {{\[\[}}affine_map<(d0) -> ()>], [affine_map<(d0) -> ()>]], inp_types = [f64, f64], mda_size = [10 : i64], out_types = [f64, i64]}> : (memref<10xf64>, memref<10xf64>) -> (memref<f64>, memref<i64>)
 
 // A prefix sum with a user function (ps), the point's indices as trailing arguments.
 func.func @weighted(%x: i32, %r: index, %c: index) -> i32 {
@@ -70,7 +70,7 @@ func.func @row_scan(%x: memref<4x6xi32>) -> memref<4x6xi32> {
   func.return %y : memref<4x6xi32>
 }
 // CHECK: %y = mdh.compute "row_scan" {inp_view = {{\[\[}}affine_map<(d0, d1) -> (d0, d1)>]], md_hom = {scalar_func = @weighted, combine_ops = ["cc", ["ps", @addi]]}, out_view = {{\[\[}}affine_map<(d0, d1) -> (d0, d1)>]]} {inp_types = [i32], mda_size = [4, 6], out_types = [i32]} (%x) : (memref<4x6xi32>) -> memref<4x6xi32>
-// GENERIC: %y = "mdh.compute"(%x) <{comp_name = "row_scan", inp_view = {{\[\[}}affine_map<(d0, d1) -> (d0, d1)>]], md_hom = {scalar_func = @weighted, combine_ops = ["cc", ["ps", @addi]]}, out_view = {{\[\[}}affine_map<(d0, d1) -> (d0, d1)>]], inp_types = [i32], mda_size = [4 : i64, 6 : i64], out_types = [i32], operandSegmentSizes = array<i32: 1, 0>}> : (memref<4x6xi32>) -> memref<4x6xi32>
+// GENERIC: %y = "mdh.compute"(%x) <{comp_name = "row_scan", inp_view = {{\[\[}}affine_map<(d0, d1) -> (d0, d1)>]], md_hom = {scalar_func = @weighted, combine_ops = ["cc", ["ps", @addi]]}, out_view = {{\[\[}}affine_map<(d0, d1) -> (d0, d1)>]], inp_types = [i32], mda_size = [4 : i64, 6 : i64], out_types = [i32]}> : (memref<4x6xi32>) -> memref<4x6xi32>
 
 // Four dimensions, builtin sugar (["pw", "add"] and a bare "max"), a transposed output.
 func.func @mulf(%a: f32, %b: f32) -> f32 {
@@ -87,7 +87,7 @@ func.func @bmm_max(%a: memref<2x3x5x7xf32>, %b: memref<3x7xf32>) -> memref<3x2xf
   func.return %y : memref<3x2xf32>
 }
 // CHECK: %y = mdh.compute "bmm_max" {inp_view = {{\[\[}}affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], [affine_map<(d0, d1, d2, d3) -> (d1, d3)>]], md_hom = {scalar_func = @mulf, combine_ops = ["cc", "cc", "max", ["pw", "add"]]}, out_view = {{\[\[}}affine_map<(d0, d1, d2, d3) -> (d1, d0)>]]} {inp_types = [f32, f32], mda_size = [2, 3, 5, 7], out_types = [f32]} (%a, %b) : (memref<2x3x5x7xf32>, memref<3x7xf32>) -> memref<3x2xf32>
-// GENERIC: %y = "mdh.compute"(%a, %b) <{comp_name = "bmm_max", inp_view = {{\[\[}}affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], [affine_map<(d0, d1, d2, d3) -> (d1, d3)>]], md_hom = {scalar_func = @mulf, combine_ops = ["cc", "cc", "max", ["pw", "add"]]}, out_view = {{\[\[}}affine_map<(d0, d1, d2, d3) -> (d1, d0)>]], inp_types = [f32, f32], mda_size = [2 : i64, 3 : i64, 5 : i64, 7 : i64], out_types = [f32], operandSegmentSizes = array<i32: 2, 0>}> : (memref<2x3x5x7xf32>, memref<3x7xf32>) -> memref<3x2xf32>
+// GENERIC: %y = "mdh.compute"(%a, %b) <{comp_name = "bmm_max", inp_view = {{\[\[}}affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], [affine_map<(d0, d1, d2, d3) -> (d1, d3)>]], md_hom = {scalar_func = @mulf, combine_ops = ["cc", "cc", "max", ["pw", "add"]]}, out_view = {{\[\[}}affine_map<(d0, d1, d2, d3) -> (d1, d0)>]], inp_types = [f32, f32], mda_size = [2 : i64, 3 : i64, 5 : i64, 7 : i64], out_types = [f32]}> : (memref<2x3x5x7xf32>, memref<3x7xf32>) -> memref<3x2xf32>
 
 // Integer-only builtins on integer outputs; wrap, zero and mirror boundaries.
 func.func @xor3(%a: i64, %b: i64, %c: i64) -> i64 {
@@ -106,4 +106,4 @@ func.func @checksum(%a: memref<8xi64>, %b: memref<8xi64>, %c: memref<8xi64>) -> 
   func.return %y : memref<i64>
 }
 // CHECK: %y = mdh.compute "checksum" {inp_view = {{\[\[}}affine_map<(d0) -> ((d0 + 3))>], [affine_map<(d0) -> ((d0 + -2))>], [affine_map<(d0) -> ((d0 * 2))>]], md_hom = {scalar_func = @xor3, combine_ops = {{\[\[}}"pw", "xor"]]}, out_view = {{\[\[}}affine_map<(d0) -> ()>]], boundary = ["wrap", "zero", "mirror"]} {inp_types = [i64, i64, i64], mda_size = [8], out_types = [i64]} (%a, %b, %c) : (memref<8xi64>, memref<8xi64>, memref<8xi64>) -> memref<i64>
-// GENERIC: %y = "mdh.compute"(%a, %b, %c) <{comp_name = "checksum", inp_view = {{\[\[}}affine_map<(d0) -> ((d0 + 3))>], [affine_map<(d0) -> ((d0 + -2))>], [affine_map<(d0) -> ((d0 * 2))>]], md_hom = {scalar_func = @xor3, combine_ops = {{\[\[}}"pw", "xor"]]}, out_view = {{\[\[}}affine_map<(d0) -> ()>]], boundary = ["wrap", "zero", "mirror"], inp_types = [i64, i64, i64], mda_size = [8 : i64], out_types = [i64], operandSegmentSizes = array<i32: 3, 0>}> : (memref<8xi64>, memref<8xi64>, memref<8xi64>) -> memref<i64>
+// GENERIC: %y = "mdh.compute"(%a, %b, %c) <{comp_name = "checksum", inp_view = {{\[\[}}affine_map<(d0) -> ((d0 + 3))>], [affine_map<(d0) -> ((d0 + -2))>], [affine_map<(d0) -> ((d0 * 2))>]], md_hom = {scalar_func = @xor3, combine_ops = {{\[\[}}"pw", "xor"]]}, out_view = {{\[\[}}affine_map<(d0) -> ()>]], boundary = ["wrap", "zero", "mirror"], inp_types = [i64, i64, i64], mda_size = [8 : i64], out_types = [i64]}> : (memref<8xi64>, memref<8xi64>, memref<8xi64>) -> memref<i64>

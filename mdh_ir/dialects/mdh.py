@@ -43,10 +43,9 @@ from xdsl.dialects.builtin import (
     SymbolRefAttr,
 )
 from xdsl.dialects.func import FuncOp
-from xdsl.ir import Attribute, Dialect, SSAValue
+from xdsl.ir import Attribute, Dialect, SSAValue, SSAValues
 from xdsl.ir.affine import AffineMap
 from xdsl.irdl import (
-    AttrSizedOperandSegments,
     IRDLOperation,
     VerificationContext,
     irdl_op_definition,
@@ -66,7 +65,6 @@ from mdh_ir.dialects.mdh_verify import verify_compute
 
 VIEW_KEYS = ("inp_view", "md_hom", "out_view", "boundary", "epilogue")
 TYPE_KEYS = ("inp_types", "mda_size", "out_types", "config")
-SEGMENTS = AttrSizedOperandSegments.attribute_name
 REQUIRED_KEYS = ("inp_view", "md_hom", "out_view", "inp_types", "mda_size", "out_types")
 
 
@@ -76,8 +74,8 @@ class ComputeOp(IRDLOperation):
 
     name = "mdh.compute"
 
-    inputs = var_operand_def(MemRefType)
-    epilogue_inputs = var_operand_def(MemRefType)
+    buffers = var_operand_def(MemRefType)
+    """The md_hom's inputs, then the epilogue's (`inputs`, `epilogue_inputs`)."""
     outputs = var_result_def(MemRefType)
 
     comp_name = prop_def(StringAttr)
@@ -91,8 +89,6 @@ class ComputeOp(IRDLOperation):
     config = opt_prop_def(ConfigAttr)
     epilogue = opt_prop_def(DictionaryAttr)
 
-    irdl_options = (AttrSizedOperandSegments(as_property=True),)
-
     ASSEMBLY_KEYS: ClassVar[tuple[tuple[str, ...], ...]] = (VIEW_KEYS, TYPE_KEYS)
 
     def __init__(
@@ -103,9 +99,8 @@ class ComputeOp(IRDLOperation):
         result_types: Sequence[Attribute],
         epilogue_inputs: Sequence[SSAValue] = (),
     ):
-        properties = {k: v for k, v in properties.items() if k != SEGMENTS}
         super().__init__(
-            operands=[inputs, epilogue_inputs],
+            operands=[[*inputs, *epilogue_inputs]],
             result_types=[result_types],
             properties={"comp_name": StringAttr(comp_name), **properties},
         )
@@ -154,6 +149,16 @@ class ComputeOp(IRDLOperation):
     @property
     def output_element_types(self) -> list[Attribute]:
         return list(self.out_types.data)
+
+    @property
+    def inputs(self) -> SSAValues:
+        """The md_hom's input buffers."""
+        return SSAValues(self.buffers[: len(self.buffers) - epilogue_count(self.epilogue)])
+
+    @property
+    def epilogue_inputs(self) -> SSAValues:
+        """The epilogue's input buffers (none without an epilogue)."""
+        return SSAValues(self.buffers[len(self.buffers) - epilogue_count(self.epilogue) :])
 
     @property
     def epilogue_func(self) -> str | None:

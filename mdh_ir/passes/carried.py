@@ -13,15 +13,14 @@ from xdsl.dialects.builtin import DictionaryAttr, StringAttr
 from xdsl.ir import Attribute, Block, Operation
 
 from mdh_ir.schedule.config import Config
-from mdh_ir.dialects.mdh import SEGMENTS, ComputeOp, epilogue_count
+from mdh_ir.dialects.mdh import ComputeOp, epilogue_count
 from mdh_ir.schedule.tiling import TilePlan
 
 COMPUTE_ATTR = "mdh.compute"
 
 
 def carry(holder: Operation, op: ComputeOp) -> None:
-    props = {k: v for k, v in op.properties.items() if k != SEGMENTS}  # the operands say them
-    holder.attributes[COMPUTE_ATTR] = DictionaryAttr(props)
+    holder.attributes[COMPUTE_ATTR] = DictionaryAttr(dict(op.properties))
 
 
 def carried(holder: Operation, buffer_types: Sequence[Attribute]) -> TilePlan:

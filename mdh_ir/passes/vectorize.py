@@ -441,5 +441,5 @@ class MDHVectorize(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for kernel in rewritten_by(self.name, op):
-            if any(isinstance(o, ViewLoadOp) for o in kernel.walk()):
+            if any(isinstance(o, ViewLoadOp) for loop in tile_chain(kernel, "el") for o in loop.walk()):
                 vectorize(kernel, op, self.flush)
