@@ -10,7 +10,20 @@ Syntax (the MDH MLIR interface of the seed papers):
       (%M, %v) : (memref<128x64xf32>, memref<64xf32>) -> memref<128xf32>
 
 The first dictionary may also hold `boundary = ["none", "clamp", ...]` (one entry per
-input buffer), the second `config = #mdh.config<...>` (the tuning configuration).
+input buffer) and an `epilogue` (below), the second `config = #mdh.config<...>` (the
+tuning configuration).
+
+An epilogue (what `mdh-fuse` makes of a point-wise consumer) is a scalar function
+applied to each final output value, after every combine:
+
+    epilogue = { func = @bias_relu, inp_view = [ [ affine_map<(i,j,k) -> (j)> ] ],
+                 boundary = ["none"] }
+
+`inp_view` gives, per extra input buffer, its access maps over the op's dimensions
+(kept dimensions only: a `pw` dimension has no value at an output point); `boundary` is
+optional. The extra buffers are the op's last operands, after the md_hom's inputs
+(`epilogue_inputs`); the function takes the output values, then one value per access,
+and returns the final output values.
 Its attributes' vocabulary is in `mdh_attrs` (element types, combine operators, boundary
 modes) and `mdh_config` (`#mdh.config`); the verification rules in `mdh_verify`.
 Semantics: see `mdh_ir.semantics.reference`.
@@ -30,7 +43,7 @@ from xdsl.dialects.builtin import (
     SymbolRefAttr,
 )
 from xdsl.dialects.func import FuncOp
-from xdsl.ir import Attribute, Dialect, SSAValue
+from xdsl.ir import Attribute, Dialect, SSAValue, SSAValues
 from xdsl.ir.affine import AffineMap
 from xdsl.irdl import (
     IRDLOperation,
@@ -50,7 +63,7 @@ from mdh_ir.dialects.mdh_attrs import Combine
 from mdh_ir.dialects.mdh_config import ConfigAttr
 from mdh_ir.dialects.mdh_verify import verify_compute
 
-VIEW_KEYS = ("inp_view", "md_hom", "out_view", "boundary")
+VIEW_KEYS = ("inp_view", "md_hom", "out_view", "boundary", "epilogue")
 TYPE_KEYS = ("inp_types", "mda_size", "out_types", "config")
 REQUIRED_KEYS = ("inp_view", "md_hom", "out_view", "inp_types", "mda_size", "out_types")
 
@@ -61,7 +74,8 @@ class ComputeOp(IRDLOperation):
 
     name = "mdh.compute"
 
-    inputs = var_operand_def(MemRefType)
+    buffers = var_operand_def(MemRefType)
+    """The md_hom's inputs, then the epilogue's (`inputs`, `epilogue_inputs`)."""
     outputs = var_result_def(MemRefType)
 
     comp_name = prop_def(StringAttr)
@@ -73,6 +87,7 @@ class ComputeOp(IRDLOperation):
     out_types = prop_def(ArrayAttr)
     boundary = opt_prop_def(ArrayAttr)
     config = opt_prop_def(ConfigAttr)
+    epilogue = opt_prop_def(DictionaryAttr)
 
     ASSEMBLY_KEYS: ClassVar[tuple[tuple[str, ...], ...]] = (VIEW_KEYS, TYPE_KEYS)
 
@@ -82,9 +97,10 @@ class ComputeOp(IRDLOperation):
         inputs: Sequence[SSAValue],
         properties: dict[str, Attribute],
         result_types: Sequence[Attribute],
+        epilogue_inputs: Sequence[SSAValue] = (),
     ):
         super().__init__(
-            operands=[inputs],
+            operands=[[*inputs, *epilogue_inputs]],
             result_types=[result_types],
             properties={"comp_name": StringAttr(comp_name), **properties},
         )
@@ -134,6 +150,39 @@ class ComputeOp(IRDLOperation):
     def output_element_types(self) -> list[Attribute]:
         return list(self.out_types.data)
 
+    @property
+    def inputs(self) -> SSAValues:
+        """The md_hom's input buffers."""
+        return SSAValues(self.buffers[: len(self.buffers) - epilogue_count(self.epilogue)])
+
+    @property
+    def epilogue_inputs(self) -> SSAValues:
+        """The epilogue's input buffers (none without an epilogue)."""
+        return SSAValues(self.buffers[len(self.buffers) - epilogue_count(self.epilogue) :])
+
+    @property
+    def epilogue_func(self) -> str | None:
+        """The epilogue's function, or None without an epilogue."""
+        if self.epilogue is None:
+            return None
+        ref = self.epilogue.data["func"]
+        assert isinstance(ref, SymbolRefAttr)
+        return ref.root_reference.data
+
+    @property
+    def epilogue_maps(self) -> list[list[AffineMap]]:
+        """Per epilogue input buffer, its access maps (none without an epilogue)."""
+        if self.epilogue is None:
+            return []
+        return [[m.data for m in accesses.data] for accesses in self.epilogue.data["inp_view"].data]  # type: ignore
+
+    @property
+    def epilogue_boundaries(self) -> list[str]:
+        bounds = self.epilogue.data.get("boundary") if self.epilogue is not None else None
+        if bounds is None:
+            return ["none"] * len(self.epilogue_inputs)
+        return [a.data for a in bounds.data]  # type: ignore[attr-defined]
+
     def lookup_func(self, name: str) -> FuncOp | None:
         if self.parent_op() is None:
             return None
@@ -159,8 +208,15 @@ class ComputeOp(IRDLOperation):
                 f"mdh.compute: {len(operands)} inputs but {len(ftype.inputs)} input types",
                 at_position=pos,
             )
-        inputs = parser.resolve_operands(operands, ftype.inputs.data, parser.pos)
-        return cls(comp_name, inputs, props, ftype.outputs.data)
+        values = parser.resolve_operands(operands, ftype.inputs.data, parser.pos)
+        extra = epilogue_count(props.get("epilogue"))
+        if extra > len(values):
+            parser.raise_error(
+                f"mdh.compute: the epilogue reads {extra} buffers but the op has {len(values)} operands",
+                at_position=pos,
+            )
+        split = len(values) - extra
+        return cls(comp_name, values[:split], props, ftype.outputs.data, values[split:])
 
     @classmethod
     def _parse_dictionary(
@@ -206,9 +262,10 @@ class ComputeOp(IRDLOperation):
             printer.print_list(present, lambda k: _print_entry(printer, k, props[k]))
             printer.print_string("}")
         printer.print_string(" (")
-        printer.print_list(self.inputs, printer.print_operand)
+        operands = [*self.inputs, *self.epilogue_inputs]
+        printer.print_list(operands, printer.print_operand)
         printer.print_string(") : ")
-        printer.print_function_type(self.inputs.types, self.outputs.types)
+        printer.print_function_type([o.type for o in operands], self.outputs.types)
 
     # --- verification ----------------------------------------------------------------
 
@@ -222,6 +279,14 @@ def _print_entry(printer: Printer, key: str, value: Attribute) -> None:
         printer.print_string("[" + ", ".join(str(a.value.data) for a in value.data) + "]")  # type: ignore
     else:
         printer.print_attribute(value)
+
+
+def epilogue_count(epilogue: Attribute | None) -> int:
+    """The number of buffers an `epilogue` attribute reads (its `inp_view` entries)."""
+    if not isinstance(epilogue, DictionaryAttr):
+        return 0
+    view = epilogue.data.get("inp_view")
+    return len(view.data) if isinstance(view, ArrayAttr) else 0
 
 
 def make_view(maps: Sequence[Sequence[AffineMap]]) -> ArrayAttr:

@@ -64,6 +64,7 @@ class _Checker:
         self.check_output_views(sizes, combines)
         self.check_scalar_func()
         self.check_combine_funcs(combines)
+        self.check_epilogue(sizes, combines)
         self.check_bodies(combines)
         if op.config is not None:
             try:
@@ -281,6 +282,72 @@ class _Checker:
                     f"combine function @{c.func} must have type ({sig}, {sig}) -> ({sig})",
                 )
 
+    def check_epilogue(self, sizes: list[int], combines: list[Combine]) -> None:
+        """An epilogue (`mdh.ComputeOp`'s docstring): keys, views over the kept dimensions
+        of the extra buffers, boundary modes, and the function's type."""
+        op, epi = self.op, self.op.epilogue
+        if epi is None:
+            if op.epilogue_inputs:
+                self.fail("epilogue", f"{len(op.epilogue_inputs)} epilogue operands without an epilogue")
+            return
+        keys = set(epi.data)
+        if not {"func", "inp_view"} <= keys <= {"func", "inp_view", "boundary"}:
+            self.fail("epilogue", "expected the keys func and inp_view, optionally boundary")
+        ref = epi.data["func"]
+        if not isinstance(ref, SymbolRefAttr) or ref.nested_references:
+            self.fail("epilogue", f"func must be a function symbol, got {ref}")
+        if any(c.kind == "ps" for c in combines):
+            self.fail("epilogue", "an op with a ps dimension cannot have one (its scan kernels write the final values)")
+        view = epi.data["inp_view"]
+        if not isinstance(view, ArrayAttr):
+            self.fail("epilogue", f"inp_view must be a list, got {view}")
+        count = len(op.epilogue_inputs)
+        bounds = epi.data.get("boundary")
+        if bounds is not None and (
+            not isinstance(bounds, ArrayAttr)
+            or len(bounds.data) != count
+            or any(not isinstance(a, StringAttr) or a.data not in BOUNDARY_MODES for a in bounds.data)
+        ):
+            self.fail("epilogue", f"boundary must list one mode of {list(BOUNDARY_MODES)} per epilogue input")
+        maps = self.view_maps("epilogue", view, count, "epilogue inputs", len(sizes))  # type: ignore[arg-type]
+        types = []
+        for b, (accesses, value, mode) in enumerate(zip(maps, op.epilogue_inputs, op.epilogue_boundaries)):
+            mtype = value.type
+            assert isinstance(mtype, MemRefType)
+            if not is_scalar_type(mtype.element_type):
+                self.fail("epilogue", f"input {b}: unsupported element type {mtype.element_type}")
+            if any(d < 0 for d in mtype.get_shape()) or buffer_type_problem(mtype) is not None:
+                self.fail("epilogue", f"input {b}: type {mtype} must have a static shape and no layout or memory space")
+            for amap in accesses:
+                if len(amap.results) != mtype.get_num_dims():
+                    self.fail("epilogue", f"input {b}: map {amap} has {len(amap.results)} results for a rank-{mtype.get_num_dims()} buffer")
+                forms = linear_results(amap)
+                if forms is None:
+                    self.fail("epilogue", f"input {b}: map {amap} is not linear")
+                if any(combines[d].kind == "pw" for d in amap.used_dims()):
+                    self.fail("epilogue", f"input {b}: map {amap} uses a pw dimension, which has no value at an output point")
+                if mode == "none":
+                    for axis, (form, extent) in enumerate(zip(forms, mtype.get_shape())):  # type: ignore[arg-type]
+                        lo, hi = form.range_over([0] * len(sizes), [n - 1 for n in sizes])
+                        if lo < 0 or hi >= extent:
+                            self.fail("epilogue", f"input {b}: map {amap} reads index {lo if lo < 0 else hi} of axis {axis} (size {extent}); set a boundary mode to allow it")
+                types.append(mtype.element_type)
+        if op.parent_op() is None:
+            return
+        name = op.epilogue_func
+        func = op.lookup_func(name)  # type: ignore[arg-type]
+        if func is None:
+            self.fail("epilogue", f"func @{name} is not a func.func in this module")
+        outs = list(op.out_types.data)
+        ftype = func.function_type  # type: ignore[union-attr]
+        if list(ftype.inputs.data) != outs + types or list(ftype.outputs.data) != outs:
+            expected = ", ".join(map(str, outs + types))
+            self.fail(
+                "epilogue",
+                f"func @{name} must have type ({expected}) -> ({', '.join(map(str, outs))}): the "
+                "output values, then one value per epilogue input access",
+            )
+
     def check_bodies(self, combines: list[Combine]) -> None:
         """The scalar and combine functions, and the functions they call, hold only
         scalar ops (`scalar_ops.SCALAR_OPS`) and call no function that calls them
@@ -289,6 +356,7 @@ class _Checker:
         if op.parent_op() is None:
             return
         roots = [op.scalar_func] + [c.func for c in combines if c.kind != "cc" and not c.builtin]
+        roots += [op.epilogue_func] if op.epilogue is not None else []
         done: set[str] = set()
         for root in roots:  # depth first, `path` the chain of calls to the function visited
             path, callees = [root], [iter(self.callees(root))]  # type: ignore[list-item]

@@ -30,6 +30,7 @@ from mdh_ir.driver.choose import Choice, choose_config
 from mdh_ir.emit_opencl import opencl_source
 from mdh_ir.errors import MDHError
 from mdh_ir.passes.bufferize import MDHBufferize
+from mdh_ir.passes.fuse import MDHFuse
 from mdh_ir.passes.lower_to_opencl import lowering
 from mdh_ir.runtime.devices import device_info, select_device
 from mdh_ir.runtime.program import Program
@@ -44,14 +45,18 @@ def compute_ops(module: ModuleOp) -> list[ComputeOp]:
 
 
 def configure(
-    module: ModuleOp, info: DeviceInfo, configs: Configs = None, database: Database | None = None
+    module: ModuleOp, info: DeviceInfo, configs: Configs = None, database: Database | None = None,
+    fuse: bool = False,
 ) -> tuple[ModuleOp, list[Choice]]:
-    """A copy of `module`, its host functions of buffers (`mdh-bufferize`), whose every op
-    carries its configuration, chosen and completed for `info` (`choose_config`) and
-    checked against it, and the choices."""
+    """A copy of `module`, its host functions of buffers (`mdh-bufferize`), with `fuse`
+    its point-wise consumers fused into their producers (`mdh-fuse`; `configs` then
+    count the fused ops), whose every op carries its configuration, chosen and completed
+    for `info` (`choose_config`) and checked against it, and the choices."""
     check_arguments(module, configs)
     configured = module.clone()
     MDHBufferize().apply(Context(), configured)
+    if fuse:
+        MDHFuse().apply(Context(), configured)
     ops = compute_ops(configured)
     if not ops:
         raise ValueError("the module holds no mdh.compute")
@@ -124,13 +129,14 @@ class Compiled:
         configs: Configs = None,
         database: Database | None = None,
         stopwatch: Stopwatch | None = None,
+        fuse: bool = False,
     ):
         watch = stopwatch or Stopwatch()
         check_device(device)
         self.device = device if device is not None and not isinstance(device, str) else select_device(device)
         self.info = device_info(self.device)
         with watch.phase("lower"):
-            self.module, self.choices = configure(module, self.info, configs, database)
+            self.module, self.choices = configure(module, self.info, configs, database, fuse)
             self.lowered = lower_configured(self.module, self.info)
         with watch.phase("print"):
             self.source = opencl_source(self.lowered)
@@ -180,8 +186,10 @@ def compile_module(
     config: Configs = None,
     database: Database | None = None,
     stopwatch: Stopwatch | None = None,
+    fuse: bool = False,
 ) -> Compiled:
     """`module` compiled for `device` (a pyopencl device or a `select_device` spec);
     `database`: the tuning database to consult (by default `$MDH_TUNING_DB`'s file);
-    `stopwatch`: counts the time of each phase (`Compiled`)."""
-    return Compiled(module, device, config, database, stopwatch)
+    `stopwatch`: counts the time of each phase (`Compiled`); `fuse`: run `mdh-fuse`
+    first (opt-in)."""
+    return Compiled(module, device, config, database, stopwatch, fuse)

@@ -24,4 +24,5 @@ ALL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "lower-to-opencl": _lazy("lower_to_opencl", "LowerToOpenCL"),
     "convert-linalg-to-mdh": _lazy("convert_linalg_to_mdh", "ConvertLinalgToMDH"),
     "mdh-bufferize": _lazy("bufferize", "MDHBufferize"),
+    "mdh-fuse": _lazy("fuse", "MDHFuse"),
 }

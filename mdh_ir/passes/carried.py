@@ -13,7 +13,7 @@ from xdsl.dialects.builtin import DictionaryAttr, StringAttr
 from xdsl.ir import Attribute, Block, Operation
 
 from mdh_ir.schedule.config import Config
-from mdh_ir.dialects.mdh import ComputeOp
+from mdh_ir.dialects.mdh import ComputeOp, epilogue_count
 from mdh_ir.schedule.tiling import TilePlan
 
 COMPUTE_ATTR = "mdh.compute"
@@ -24,12 +24,17 @@ def carry(holder: Operation, op: ComputeOp) -> None:
 
 
 def carried(holder: Operation, buffer_types: Sequence[Attribute]) -> TilePlan:
-    """The plan of the computation `holder` carries; `buffer_types`: inputs, outputs, ..."""
+    """The plan of the computation `holder` carries; `buffer_types`: inputs, outputs,
+    epilogue inputs, ..."""
     props = dict(holder.attributes[COMPUTE_ATTR].data)  # type: ignore[attr-defined]
     name = props.pop("comp_name")
     assert isinstance(name, StringAttr)
     inputs = len(props["inp_types"].data)  # type: ignore[attr-defined]
     outputs = len(props["out_types"].data)  # type: ignore[attr-defined]
-    block = Block(arg_types=buffer_types[:inputs])
-    op = ComputeOp(name.data, block.args, props, buffer_types[inputs : inputs + outputs])
+    extra = epilogue_count(props.get("epilogue"))
+    first_extra = inputs + outputs
+    block = Block(arg_types=[*buffer_types[:inputs], *buffer_types[first_extra : first_extra + extra]])
+    op = ComputeOp(
+        name.data, block.args[:inputs], props, buffer_types[inputs:first_extra], block.args[inputs:]
+    )
     return TilePlan(op, Config.of(op), holder)

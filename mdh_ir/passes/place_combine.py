@@ -19,6 +19,16 @@ Replaces each `lowlevel.accumulate` with explicit code, following `mdh_ir.schedu
   with earlier flushes when pw loops lie outside the scope.
 - with `res_mem` "glb", every value is combined directly into its destination.
 
+An epilogue (`mdh.ComputeOp`'s docstring) is applied where an output's final value is
+written, and only there: to each point's results without `pw` dimensions; to a flush
+that writes the output when no pw loop lies outside the scope, else to the flush in
+the last step of every such loop (earlier flushes store the partial result, which the
+next combines); and, where pw dimensions are split across work-groups, in the combine
+of the work-groups' partial results (never to the partials). Its inputs are read from
+global memory at the output point (`lowlevel.view_load` through their views).
+`res_mem` "glb" combines into the output until the last point, so an op with an
+epilogue and pw dimensions needs "prv" (rule `epilogue`).
+
 Work-group partial results are combined (`wg_combine`) by a second kernel
 (`<name>_combine`, one work-item per output element), or, with "last", at the end of the
 kernel by the last work-group to finish among those that share output elements (the
@@ -41,6 +51,7 @@ from math import prod
 from xdsl.context import Context
 from xdsl.dialects import arith, func, math, memref
 from xdsl.dialects.builtin import (
+    AffineMapAttr,
     DenseIntOrFPElementsAttr,
     Float32Type,
     Float64Type,
@@ -64,6 +75,7 @@ from mdh_ir.dialects.lowlevel import (
     UNROLL_ATTR,
     AccumulateOp,
     AtomicIncOp,
+    ViewLoadOp,
     BarrierOp,
     FenceOp,
     FillOp,
@@ -155,6 +167,8 @@ class Placement:
         }
         self.point = list(self.acc.point)
         self.outputs = list(self.acc.outputs)
+        first_extra = len(self.op.inputs) + len(self.outputs)
+        self.epilogue_inputs = list(kernel.body.block.args[first_extra : first_extra + len(self.op.epilogue_inputs)])
         self.types = [v.type for v in self.acc.values]
         pw = [c for c in self.op.combines if c.kind == "pw"]
         self.pw = pw[0] if pw else None
@@ -177,6 +191,35 @@ class Placement:
         if self.multiply_accumulate and isinstance(call, func.CallOp) and len(acc) == 1:
             return [e.emit(math.FmaOp(call.arguments[0], call.arguments[1], acc[0]))]
         return combine_values(e, self.pw, acc, values)  # type: ignore[arg-type]
+
+    def finish(
+        self, e: Emitter, values: Sequence[SSAValue], point: Sequence[SSAValue], buffers: Sequence[SSAValue],
+        last: SSAValue | None = None,
+    ) -> list[SSAValue]:  # fmt: skip
+        """The final output values from `values` at `point`: the epilogue applied, its
+        inputs read from `buffers` (where `last` is given, only where it holds)."""
+        op = self.op
+        if op.epilogue is None:
+            return list(values)
+        kept = set(self.plan.kept_dims)
+        at = [p if d in kept else e.const(0) for d, p in enumerate(point)]
+        reads = [
+            e.emit(ViewLoadOp(buf, at, [], AffineMapAttr(m), mode))
+            for buf, maps, mode in zip(buffers, op.epilogue_maps, op.epilogue_boundaries)
+            for m in maps
+        ]
+        call = e.op(func.CallOp(op.epilogue_func, [*values, *reads], [v.type for v in values]))  # type: ignore[arg-type]
+        if last is None:
+            return list(call.results)
+        return [e.select(last, r, v) for r, v in zip(call.results, values)]
+
+    def last_step(self, e: Emitter, lp: Loop) -> SSAValue:
+        """Whether loop `lp` is in its last step (of this part)."""
+        loop = self.loop(lp)
+        if loop.padded is not None:
+            return e.cmp("eq", loop.step, loop.max_trips.value.data - 1)
+        following = e.add(loop.tile_start, loop.tile.value.data * loop.parts.value.data)
+        return e.cmp("sge", following, e.add(loop.start, loop.size))
 
     # --- helpers ------------------------------------------------------------------
 
@@ -212,22 +255,23 @@ class Placement:
 
     def store_combined(
         self, e: Emitter, values: Sequence[SSAValue], dests: Sequence[tuple[SSAValue, list]],
-        first: SSAValue | int,
+        first: SSAValue | int, final: Callable[[Emitter, list[SSAValue]], list[SSAValue]] | None = None,
     ) -> None:  # fmt: skip
-        """dest = value if `first`, else g(dest, value).
+        """dest = value if `first`, else g(dest, value); `final` maps what is stored.
 
         Straight-line code (a select, no branch): PoCL 3.1 cannot compile if/else
         nested in loops that hold barriers. The destination must hold a defined value.
         """
         known = constant_value(first)
-        if known == 1:
-            for v, (mem, idx) in zip(values, dests):
-                e.store(v, mem, idx)
-            return
-        old = [e.load(mem, idx) for mem, idx in dests]
-        combined = self.combine(e, old, values)
-        for v, c, (mem, idx) in zip(values, combined, dests):
-            e.store(c if known == 0 else e.select(first, v, c), mem, idx)  # type: ignore[arg-type]
+        stored = list(values)
+        if known != 1:
+            old = [e.load(mem, idx) for mem, idx in dests]
+            combined = self.combine(e, old, values)
+            stored = [c if known == 0 else e.select(first, v, c) for v, c in zip(values, combined)]  # type: ignore[arg-type]
+        if final is not None:
+            stored = final(e, stored)
+        for v, (mem, idx) in zip(stored, dests):
+            e.store(v, mem, idx)
 
     def for_kept_loops(
         self, e: Emitter, body: Callable[[Emitter, list[SSAValue], list[SSAValue]], None]
@@ -272,10 +316,12 @@ class Placement:
     def store_points(self) -> None:
         e = Emitter.before(self.acc)
         e = self.inside(e, self.point, self.plan.kept_dims)
-        for v, out, m in zip(self.acc.values, self.acc.outputs, self.op.output_maps):
+        values = self.finish(e, list(self.acc.values), self.point, self.epilogue_inputs)
+        for v, out, m in zip(values, self.acc.outputs, self.op.output_maps):
             e.store(v, out, out_index(m, self.point))
 
     def combine_in_place(self, temps) -> None:
+        assert self.op.epilogue is None, "rule epilogue: res_mem prv"
         e = Emitter.before(self.acc)
         e = self.inside(e, self.point, range(self.plan.rank))
         first = self.all_first(e, self.plan.nest)
@@ -316,6 +362,9 @@ class Placement:
         if plan.cross_wi:
             source, writer, kept_lin = self.combine_work_items(flush, accs, has)
         first = self.all_first(flush, plan.outer_pw_loops)
+        epilogue = temps is None and self.op.epilogue is not None
+        outer = plan.outer_pw_loops
+        last = flush.all_of([self.last_step(flush, lp) for lp in outer]) if epilogue and outer else None
 
         def write(e: Emitter, steps: list[SSAValue], point: list[SSAValue]) -> None:
             e = self.inside(e, point, plan.kept_dims)
@@ -323,7 +372,11 @@ class Placement:
             if kept_lin is not None:
                 index = [e.const(0), kept_lin, *index]
             values = [e.load(src, index) for src in source]
-            self.store_combined(e, values, self.destinations(e, point, temps), first)
+
+            def final(b: Emitter, stored: list[SSAValue]) -> list[SSAValue]:
+                return self.finish(b, stored, point, self.epilogue_inputs, last)
+
+            self.store_combined(e, values, self.destinations(e, point, temps), first, final if epilogue else None)
 
         self.for_kept_loops(flush.if_(writer) if writer is not None else flush, write)  # type: ignore
 
@@ -441,10 +494,10 @@ class Placement:
         launch = LaunchOp(name, buffers, [groups * SIDE, 1, 1], [SIDE, 1, 1])
         Rewriter.insert_op(launch, InsertPoint.after(last))
 
-    def combine_partials(self, e: Emitter, item: SSAValue, temps, outputs) -> None:
+    def combine_partials(self, e: Emitter, item: SSAValue, temps, outputs, epilogue_inputs) -> None:
         """The outputs at `item` (row-major position among the kept dimensions) from the
         work-groups' partial results there."""
-        self.store_outputs(e, item, self.reduce_partials(e, item, temps), outputs)
+        self.store_outputs(e, item, self.reduce_partials(e, item, temps), outputs, epilogue_inputs)
 
     def reduce_partials(self, e: Emitter, item: SSAValue, temps, first: Value = 0, step: int = 1):
         """g over the partial results at `item` of work-groups first, first + step, ...:
@@ -468,25 +521,30 @@ class Placement:
             body.store(v, acc, [0])
         return [e.load(acc, [0]) for acc in accs]
 
-    def store_outputs(self, e: Emitter, item: SSAValue, values, outputs) -> None:
+    def store_outputs(self, e: Emitter, item: SSAValue, values, outputs, epilogue_inputs) -> None:
+        """The final `values` of output element `item`, the epilogue applied."""
         plan, amap = self.plan, self.op.output_maps[0]
         coords = e.delinearize(item, [plan.sizes[r.position] for r in amap.results])
         point: list[SSAValue] = [e.const(0)] * plan.rank
         for r, c in zip(amap.results, coords):
             point[r.position] = c
+        values = self.finish(e, values, point, epilogue_inputs)
         for v, out, m in zip(values, outputs, self.op.output_maps):
             e.store(v, out, out_index(m, point))
 
     def add_combine_kernel(self, module: ModuleOp) -> None:
         """`wg_combine = "kernel"`: a second kernel, one work-item per output element."""
-        outputs = list(self.launch(module).args[len(self.op.inputs) : len(self.op.inputs) + len(self.types)])
+        args, first = self.launch(module).args, len(self.op.inputs)
+        outputs = list(args[first : first + len(self.types)])
+        extra = list(args[first + len(self.types) : first + len(self.types) + len(self.epilogue_inputs)])
         temps = self.temps_host
 
         def body(e: Emitter, item: SSAValue, args) -> None:
-            self.combine_partials(e, item, args[: len(temps)], args[len(temps) :])
+            n, k = len(temps), len(temps) + len(outputs)
+            self.combine_partials(e, item, args[:n], args[n:k], args[k:])
 
         name = f"{self.kernel.sym_name.data}_combine"
-        self.side_kernel(module, name, [*temps, *outputs], self.plan.kept_points, body)
+        self.side_kernel(module, name, [*temps, *outputs, *extra], self.plan.kept_points, body)
 
     def add_last_group_combine(self, module: ModuleOp, temps: list[SSAValue]) -> None:
         """`wg_combine = "last"`: at the kernel's end, each work-group counts itself done
@@ -534,7 +592,7 @@ class Placement:
         item, inside = self.group_item(body, position)
         if inside:
             body = body.if_(body.all_of(inside))  # type: ignore[assignment]
-        self.combine_partials(body, item, temps, self.outputs)
+        self.combine_partials(body, item, temps, self.outputs, self.epilogue_inputs)
 
     def zeroed_global(self, module: ModuleOp, name: str, size: int) -> SSAValue:
         """A `memref.global` of `size` i32 zeros, read by the host function before the
@@ -594,7 +652,8 @@ class Placement:
         halving_tree(e, lanes, lane, step)
         first = e.if_(e.all_of([e.cmp("eq", lane, 0), *inside]))
         assert first is not None
-        self.store_outputs(first, item, [first.load(s, [0, position]) for s in scratch], self.outputs)
+        values = [first.load(s, [0, position]) for s in scratch]
+        self.store_outputs(first, item, values, self.outputs, self.epilogue_inputs)
 
     def add_scans(self, module: ModuleOp) -> None:
         """Scan each `ps` dimension of the outputs in turn (`mdh_ir.passes.scan`). Where

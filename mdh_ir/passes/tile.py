@@ -3,7 +3,7 @@
 The op is replaced by output buffers (`memref.alloc`) and one loop nest that follows the
 MDH de-composition of `mdh_ir.schedule.tiling` for the op's configuration:
 
-    lowlevel.par_for "wg" [num_wg...] (inputs, outputs)     work-groups
+    lowlevel.par_for "wg" [num_wg...] (inputs, outputs, epilogue inputs)  work-groups
       lowlevel.tile_for "lt" dim d ...                     local tiles, per dimension
         lowlevel.par_for "wi" [num_wi...]                  work-items
           lowlevel.tile_for "pt" dim d ...                 private tiles
@@ -17,7 +17,8 @@ counts are constants, and the points beyond its local tile are discarded by
 `mdh-place-combine` (reads stay inside memory: `mdh-promote-memory`).
 Loops are in dimension order (`mdh-assign-asm` applies `loop_order`), every read goes
 to global memory (`mdh-promote-memory` caches), and `accumulate` says only that a point's
-result is combined into the outputs (`mdh-place-combine` says how). The op's properties
+result is combined into the outputs (`mdh-place-combine` says how, and applies an
+epilogue where it writes an output's final value). The op's properties
 travel on the work-group `par_for` (see `carried`).
 """
 
@@ -51,7 +52,7 @@ def tile_compute(op: ComputeOp) -> None:
         host.emit(memref.AllocOp.get(t.element_type, shape=t.get_shape()))  # type: ignore
         for t in op.outputs.types
     ]
-    buffers = [*op.inputs, *outputs]
+    buffers = [*op.inputs, *outputs, *op.epilogue_inputs]
     wg_block = Block(arg_types=[index] * rank + [b.type for b in buffers])
     wg = ParForOp("wg", cfg.num_wg, Region(wg_block), buffers)
     wg.location = op.location
@@ -99,7 +100,7 @@ def tile_compute(op: ComputeOp) -> None:
     e.op(
         AccumulateOp(
             values,
-            wg_block.args[rank + len(op.inputs) :],
+            wg_block.args[rank + len(op.inputs) : rank + len(op.inputs) + len(outputs)],
             point,
             op.md_hom.data["combine_ops"],  # type: ignore[arg-type]
             op.out_view,

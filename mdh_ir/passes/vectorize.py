@@ -42,6 +42,10 @@ its own elements: the accumulators are re-allocated with N-lane elements, filled
 the identity in every lane, updated one vector at a time in the loop, and wherever the
 scalar code reads them (the flush) the lanes are combined in a tree of `vector.extract`s.
 
+An epilogue's reads (`mdh-place-combine`) at a point's store (no pw dimension) are
+vectorized like the computation's (rule `vector-width`: contiguous along the dimension,
+or not moving with it); a flush that applies an epilogue stays scalar.
+
 With `unroll` U > 1, the element loops of the computation carry `unroll = U`, printed as
 `#pragma unroll U`.
 """
@@ -390,9 +394,11 @@ def step_lanes(loop: TileForOp, lanes: int) -> None:
 def vectorize(kernel: KernelOp, module: ModuleOp, flush: bool) -> None:
     plan = carried(kernel, kernel.function_type.inputs.data)
     cfg = plan.cfg
+    first_extra = len(plan.op.inputs) + len(plan.op.outputs)
+    extra = set(kernel.body.block.args[first_extra : first_extra + len(plan.op.epilogue_inputs)])
     elements = [
         loop for loop in tile_chain(kernel, "el")
-        if any(isinstance(o, ViewLoadOp) for o in loop.walk())
+        if any(isinstance(o, ViewLoadOp) and o.source not in extra for o in loop.walk())
     ]  # fmt: skip
     if not elements:
         return
@@ -435,5 +441,5 @@ class MDHVectorize(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for kernel in rewritten_by(self.name, op):
-            if any(isinstance(o, ViewLoadOp) for o in kernel.walk()):
+            if any(isinstance(o, ViewLoadOp) for loop in tile_chain(kernel, "el") for o in loop.walk()):
                 vectorize(kernel, op, self.flush)

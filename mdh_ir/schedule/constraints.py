@@ -23,6 +23,7 @@ bound a resource name the limit and the device model it comes from in their mess
 | wg-combine | wg_combine "last" only on a device whose global-memory fences order across work-groups (`DeviceInfo.fences_across_groups`) |
 | pw-functions | every pw dimension uses the same combine function |
 | vector-width | with vector_width N > 1: the innermost loop (last of loop_order[1]) is over a dimension whose pt_size is a multiple of N (its size and lt_size need not be: a vector that ends beyond its local tile runs as scalar code; a pw dimension needs private accumulators, res_mem "prv", and a combine function with a known identity: each lane accumulates separately); every read moving along it is contiguous in the memory it reads (last axis, coefficient 1, no boundary mode outside caches); outputs written per point are contiguous along it; element types are 32-bit; the scalar function takes no index arguments |
+| epilogue | an op with an epilogue and pw dimensions accumulates privately (res_mem "prv"): "glb" combines into the output until its last point, with no place to apply the epilogue once |
 | implemented | res_mem is not "lcl" (not generated yet) |
 """
 
@@ -117,7 +118,8 @@ def vector_problem(plan: TilePlan) -> str | None:
         return f"the innermost loop is over pw dim {d}, whose combine function has no known identity"
     if cfg.pt_size[d] % lanes:
         return f"pt_size {cfg.pt_size[d]} of dim {d} is not a multiple of {lanes}"
-    if any(element_bytes(t) != 4 for t in [*op.input_element_types, *op.output_element_types]):
+    extra = [v.type.element_type for v in op.epilogue_inputs]  # type: ignore[attr-defined]
+    if any(element_bytes(t) != 4 for t in [*op.input_element_types, *op.output_element_types, *extra]):
         return "vectors are generated for 32-bit element types only"
     for b, (maps, mode) in enumerate(zip(op.input_maps, op.boundaries)):
         cached = cfg.inp_mem[1][b] == "prv" or cfg.inp_mem[0][b] == "lcl"
@@ -131,6 +133,15 @@ def vector_problem(plan: TilePlan) -> str | None:
                 return f"input {b} is not read contiguously along dim {d}"
             if mode != "none" and not cached:
                 return f"input {b} has boundary mode '{mode}' and is read from global memory"
+    if not plan.accumulates:
+        for b, (maps, mode) in enumerate(zip(op.epilogue_maps, op.epilogue_boundaries)):
+            for amap in maps:
+                forms = linear_results(amap)
+                moving = [a for a, f in enumerate(forms) if f.coeffs[d]]  # type: ignore[union-attr]
+                if moving and (moving != [len(forms) - 1] or forms[-1].coeffs[d] != 1):  # type: ignore[index]
+                    return f"epilogue input {b} is not read contiguously along dim {d}"
+                if moving and mode != "none":
+                    return f"epilogue input {b} has boundary mode '{mode}'"
     if not plan.accumulates or "glb" in cfg.res_mem:
         for j, amap in enumerate(op.output_maps):
             if dim_of(amap.results[-1]) != d:
@@ -170,10 +181,10 @@ def index_problems(op: ComputeOp) -> list[str]:
 
 def buffer_bytes(op: ComputeOp) -> int:
     """Bytes of the op's input and output buffers."""
-    types = [*op.input_element_types, *op.output_element_types]
+    buffers = [*op.inputs, *op.epilogue_inputs, *op.outputs]
     return sum(
-        prod(v.type.get_shape()) * element_bytes(t)  # type: ignore[attr-defined]
-        for v, t in zip([*op.inputs, *op.outputs], types)
+        prod(v.type.get_shape()) * element_bytes(v.type.element_type)  # type: ignore[attr-defined]
+        for v in buffers
     )
 
 
@@ -274,5 +285,10 @@ def violations(op: ComputeOp, cfg: Config, device: DeviceInfo | None = None) -> 
     rule("pw-functions", len(pw) <= 1, "pw dimensions with different combine functions")
     problem = vector_problem(plan)
     rule("vector-width", problem is None, problem or "")
+    rule(
+        "epilogue",
+        op.epilogue is None or not plan.accumulates or set(cfg.res_mem) == {"prv"},
+        "an op with an epilogue and pw dimensions needs res_mem 'prv' (its final values are written once)",
+    )
     rule("implemented", "lcl" not in cfg.res_mem, "res_mem 'lcl' is not generated yet")
     return found

@@ -57,7 +57,8 @@ def reference_outputs(module: ModuleOp, inputs: Sequence[np.ndarray]) -> list[np
 
 def operation_count(module: ModuleOp) -> int:
     """The float operations one point of `module`'s computations performs in their
-    scalar functions (calls expanded, each function counted once per call site)."""
+    scalar functions and epilogues (calls expanded, each function counted once per call
+    site)."""
     counts: dict[str, int] = {}
 
     def count(f: func.FuncOp) -> int:
@@ -77,8 +78,8 @@ def operation_count(module: ModuleOp) -> int:
     total = 0
     for op in module.walk():
         if isinstance(op, ComputeOp):
-            f = SymbolTable.lookup_symbol(op, op.scalar_func)
-            total = max(total, count(f) if isinstance(f, func.FuncOp) else 0)
+            funcs = [SymbolTable.lookup_symbol(op, n) for n in (op.scalar_func, op.epilogue_func) if n]
+            total = max(total, sum(count(f) for f in funcs if isinstance(f, func.FuncOp)))
     return total
 
 

@@ -69,7 +69,7 @@ def evaluate_host(module: ModuleOp, inputs: Sequence[np.ndarray], promote: bool 
     buffers: dict[SSAValue, np.ndarray] = dict(zip(block.args, checked_arrays(block.args, inputs, f"@{host.sym_name.data}")))
     for op in block.ops:
         if isinstance(op, ComputeOp):
-            results = ReferenceEvaluator(op, promote)([buffers[v] for v in op.inputs])
+            results = ReferenceEvaluator(op, promote)([buffers[v] for v in op.operands])
             buffers.update(zip(op.results, results))
         elif isinstance(op, memref.AllocOp):
             t = op.memref.type

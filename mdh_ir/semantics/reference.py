@@ -8,8 +8,13 @@ For an op with sizes N_1..N_D, scalar function f and combine operators âŠ›_1..âŠ
 2. reduce every `pw(g)` dimension with g (g must be associative and commutative: any
    order and bracketing is allowed), then scan every `ps(g)` dimension in index order
    with g (inclusive prefix; g must be associative);
-3. write the result of each point of the kept (`cc`/`ps`) dimensions to each output
+3. with an epilogue, apply its function at each point of the kept dimensions to the
+   combined values and the epilogue inputs read there (through their views and
+   boundary modes);
+4. write the result of each point of the kept (`cc`/`ps`) dimensions to each output
    buffer at the position its output view gives.
+
+The inputs are the md_hom's inputs, then the epilogue's.
 
 Large spaces are evaluated in pieces using the homomorphism property itself: a piece
 split along dimension d recombines by concatenation (cc), by g (pw) or by carrying the
@@ -95,17 +100,35 @@ class ReferenceEvaluator:
         return lambda x, y: tuple(self.funcs.call(name, [*x, *y]))  # type: ignore[arg-type]
 
     def __call__(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
-        self.inputs = checked_arrays(self.op.inputs, inputs, f'mdh.compute "{self.op.comp_name.data}"')
+        op = self.op
+        arrays = checked_arrays([*op.inputs, *op.epilogue_inputs], inputs, f'mdh.compute "{op.comp_name.data}"')
+        self.inputs = arrays[: len(op.inputs)]
         ranges = [(0, n) for n in self.sizes]
         result = self.piece(ranges)
         outputs = []
         kept = [d for d, c in enumerate(self.combines) if c.kind != "pw"]
         pw_axes = tuple(d for d, c in enumerate(self.combines) if c.kind == "pw")
-        for value, amap in zip(result, self.op.output_maps):
-            value = np.squeeze(value, axis=pw_axes) if pw_axes else value
+        result = tuple(np.squeeze(v, axis=pw_axes) if pw_axes else v for v in result)
+        if op.epilogue is not None:
+            result = self.epilogue(result, kept, arrays[len(op.inputs) :])
+        for value, amap in zip(result, op.output_maps):
             dims = [e.position for e in amap.results]  # type: ignore[attr-defined]
             outputs.append(np.transpose(value, [kept.index(d) for d in dims]).copy())
         return outputs
+
+    def epilogue(self, values: Values, kept: list[int], arrays: Sequence[np.ndarray]) -> Values:
+        """The epilogue's function applied to `values` (axes: the kept dimensions in
+        order) and the epilogue inputs read at each point."""
+        op = self.op
+        grids: list = [0] * len(self.sizes)
+        for axis, d in enumerate(kept):
+            grids[d] = np.arange(self.sizes[d]).reshape([-1 if a == axis else 1 for a in range(len(kept))])
+        args = list(values)
+        for buf, maps, mode in zip(arrays, op.epilogue_maps, op.epilogue_boundaries):
+            args += [self.read(buf, linear_results(m), grids, mode) for m in maps]
+        shape = values[0].shape
+        results = self.funcs.call(op.epilogue_func, args)  # type: ignore[arg-type]
+        return tuple(np.broadcast_to(np.asarray(v, dtype=t), shape) for v, t in zip(results, self.out_types))
 
     def piece(self, ranges: list[tuple[int, int]]) -> Values:
         """The result of the sub-space `ranges`, pw dims reduced to extent 1."""
@@ -210,10 +233,11 @@ def evaluate(
 
 
 def random_inputs(op: ComputeOp, rng: np.random.Generator) -> list[np.ndarray]:
-    """Random inputs for `op`: floats in [-1, 1), integers in [-8, 8)."""
+    """Random inputs for `op` (its md_hom's, then its epilogue's): floats in [-1, 1),
+    integers in [-8, 8)."""
     arrays = []
-    for v, t in zip(op.inputs, op.input_element_types):
-        dtype = numpy_dtype(t)
+    for v in [*op.inputs, *op.epilogue_inputs]:
+        dtype = numpy_dtype(v.type.element_type)  # type: ignore[attr-defined]
         shape = v.type.get_shape()  # type: ignore[attr-defined]
         if dtype.kind == "f":
             arrays.append(rng.uniform(-1, 1, shape).astype(dtype))

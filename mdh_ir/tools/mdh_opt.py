@@ -23,7 +23,7 @@ from xdsl.xdsl_opt_main import xDSLOptMain
 
 from mdh_ir.passes import ALL_PASSES
 from mdh_ir.tools.checks import read_input
-from mdh_ir.tools.diagnostics import MDHError, diagnose, load_module, verify_located
+from mdh_ir.tools.diagnostics import MDHError, diagnose, load_module, one_line_warnings, verify_located
 
 
 def pass_summary(pass_type: type[ModulePass]) -> str:
@@ -95,7 +95,8 @@ class MDHOptMain(xDSLOptMain):
         else:
             text = prefix + text
         module = load_module(self.ctx, text, name)
-        self.apply_passes(module)
+        with one_line_warnings():  # a pass's remarks (mdh-fuse), one line each
+            self.apply_passes(module)
         return self.output_resulting_program(module)
 
     def run(self) -> None:

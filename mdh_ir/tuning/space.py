@@ -188,7 +188,7 @@ def sample_config(op: ComputeOp, device: DeviceInfo, trial: Trial, around: Confi
         for b, ok in enumerate(boxable)
     )
     cross_wi = any(wi[d] > 1 for d in range(rank) if kinds[d] == "pw")
-    res_choices = ["prv"] if cross_wi or "pw" not in kinds else ["prv", "glb"]
+    res_choices = ["prv"] if cross_wi or "pw" not in kinds or op.epilogue is not None else ["prv", "glb"]
     res = choose(trial, "res_mem", res_choices)
     layer_choices = ["end", "lt"] if cross_wi else ["end", "lt", "pt"]
     ranks = [len(v.type.get_shape()) for v in op.inputs]  # type: ignore[attr-defined]

@@ -1,0 +1,207 @@
+"""`mdh-fuse`: epilogue fusion of a point-wise consumer into its producer.
+
+A producer `mdh.compute` whose single result is read by one consumer `mdh.compute`
+only, where the consumer is point-wise in it, becomes one op: the producer's
+computation with an `epilogue` (`mdh.ComputeOp`'s docstring) that applies the consumer's
+scalar function to each final output value, after every combine:
+
+    %C = mdh.compute "mm" {... combine_ops = ["cc", "cc", ["pw", @add]] ...} (%A, %B)
+    %R = mdh.compute "bias_relu" {inp_view = [[(i,j) -> (i,j)], [(i,j) -> (j)]], ...} (%C, %b)
+  ->
+    %R = mdh.compute "mm_bias_relu" {... epilogue = {func = @bias_relu_f_epilogue,
+           inp_view = [[(i,j,k) -> (j)]]} ...} (%A, %B, %b)
+
+The consumer is point-wise when all its dimensions are `cc`, it reads the producer's
+result with one access whose map is a permutation of its dimensions over the result's
+whole shape (consumer dimension c is then the producer's kept dimension that the
+result's axis keeps), it has one result of the producer's element type, and its
+scalar function takes no index arguments. Its other inputs become the epilogue's, their
+views re-expressed over the producer's dimensions; its output view becomes the fused
+op's. The epilogue function takes the output value first, then the other inputs'
+accesses: where the consumer's function takes them in another order, or the producer
+has an epilogue already (the two are composed), a function calling them
+(`<f>_epilogue`) is added to the module. The fused op stands where the consumer stood,
+named `<producer>_<consumer>`, with the producer's configuration, if any.
+
+Fusions are tried until none applies, so a chain of point-wise consumers (bias, then
+ReLU) folds into one op. A producer that cannot be fused with the op reading its result
+stays as it is, and a `FusionRemark` warning gives the reason (a result used twice or
+returned, a consumer that is not point-wise, shapes that differ, ...). Not done here:
+fusing a point-wise producer into its consumer's reads (prologue), or a reduction into
+a point-wise use of its result along other dimensions (softmax).
+"""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr, SymbolRefAttr
+from xdsl.ir import Block, Region
+from xdsl.ir.affine import AffineExpr, AffineMap
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint, Rewriter
+from xdsl.traits import SymbolTable
+
+from mdh_ir.affine import dim_of
+from mdh_ir.dialects.mdh import ComputeOp, make_view
+
+
+class FusionRemark(UserWarning):
+    """A producer and consumer that `mdh-fuse` leaves unfused, and why."""
+
+
+def consumer_of(producer: ComputeOp) -> ComputeOp | str | None:
+    """The op that reads `producer`'s result, or why it cannot be fused with the ops
+    that read its results; None where no `mdh.compute` reads them."""
+    users = [u.operation for r in producer.outputs for u in r.uses]
+    if not any(isinstance(u, ComputeOp) for u in users):
+        return None
+    if len(producer.outputs) != 1:
+        return f"it has {len(producer.outputs)} results"
+    if len(users) != 1:
+        return f"its result is used {len(users)} times ({', '.join(u.name for u in users)})"
+    return users[0]  # type: ignore[return-value]
+
+
+def fusion_problem(producer: ComputeOp, consumer: ComputeOp) -> str | None:
+    """Why `consumer` cannot be fused into `producer` as its epilogue, or None."""
+    result = producer.outputs[0]
+    if any(c.kind == "ps" for c in producer.combines):
+        return "the producer has a ps dimension (its scan kernels write the final values)"
+    if result not in consumer.inputs:
+        return "the consumer reads the result in its epilogue"
+    if consumer.epilogue is not None:
+        return "the consumer has an epilogue"
+    if any(c.kind != "cc" for c in consumer.combines):
+        return "the consumer is not point-wise (it has a pw or ps dimension)"
+    maps = consumer.input_maps[list(consumer.inputs).index(result)]
+    if len(maps) != 1:
+        return f"the consumer reads the result with {len(maps)} accesses, not point-wise"
+    dims = [dim_of(e) for e in maps[0].results]
+    if sorted(d for d in dims if d is not None) != list(range(consumer.rank)) or None in dims:
+        return f"the consumer reads the result through {maps[0]}, not a permutation of its dimensions"
+    shape = result.type.get_shape()  # type: ignore[attr-defined]
+    if [consumer.sizes[d] for d in dims] != list(shape):  # type: ignore[index]
+        return f"shapes differ: the consumer reads {[consumer.sizes[d] for d in dims]} of the result of shape {list(shape)}"  # type: ignore[index]
+    if len(consumer.outputs) != 1:
+        return f"the consumer has {len(consumer.outputs)} results"
+    if consumer.output_element_types != producer.output_element_types:
+        return "the consumer's result has another element type than the producer's"
+    scalar = consumer.lookup_func(consumer.scalar_func)
+    if scalar is None or len(scalar.function_type.inputs) != sum(map(len, consumer.input_maps)):
+        return "the consumer's scalar function takes the point's indices"
+    return None
+
+
+def producer_dims(producer: ComputeOp, consumer: ComputeOp) -> list[int]:
+    """Per consumer dimension, the producer dimension it is (`fusion_problem` passed)."""
+    read = consumer.input_maps[list(consumer.inputs).index(producer.outputs[0])][0]
+    kept = [dim_of(e) for e in producer.output_maps[0].results]
+    sigma = [0] * consumer.rank
+    for axis, e in enumerate(read.results):
+        sigma[dim_of(e)] = kept[axis]  # type: ignore[index]
+    return sigma  # type: ignore[return-value]
+
+
+def over(amap: AffineMap, sigma: list[int], rank: int) -> AffineMap:
+    """`amap` over the consumer's dimensions re-expressed over the producer's `rank`."""
+    dims = [AffineExpr.dimension(p) for p in sigma]
+    return amap.replace_dims_and_symbols(dims, [], rank, 0)
+
+
+def epilogue_function(module: ModuleOp, producer: ComputeOp, consumer: ComputeOp) -> str:
+    """The fused op's epilogue function (module docstring): the consumer's scalar
+    function where it takes the output value first and the producer has no epilogue,
+    else a new one calling them."""
+    position = list(consumer.inputs).index(producer.outputs[0])
+    accesses = [len(maps) for maps in consumer.input_maps]
+    first = sum(accesses[:position])
+    if first == 0 and producer.epilogue is None:
+        return consumer.scalar_func
+    scalar = consumer.lookup_func(consumer.scalar_func)
+    assert scalar is not None
+    arg_types = list(scalar.function_type.inputs.data)
+    value_type = arg_types[first]
+    old = [t for maps, v in zip(producer.epilogue_maps, producer.epilogue_inputs) for t in [v.type.element_type] * len(maps)]  # type: ignore[attr-defined]
+    new = arg_types[:first] + arg_types[first + 1 :]
+    block = Block(arg_types=[value_type, *old, *new])
+    value, old_args, new_args = block.args[0], block.args[1 : 1 + len(old)], block.args[1 + len(old) :]
+    if producer.epilogue is not None:
+        call = func.CallOp(producer.epilogue_func, [value, *old_args], [value_type])  # type: ignore[arg-type]
+        block.add_op(call)
+        value = call.results[0]
+    args = [*new_args[:first], value, *new_args[first:]]
+    call = func.CallOp(consumer.scalar_func, args, list(scalar.function_type.outputs.data))
+    block.add_ops([call, func.ReturnOp(*call.results)])
+    name, n = f"{consumer.scalar_func}_epilogue", 0
+    while SymbolTable.lookup_symbol(module, name) is not None:
+        n += 1
+        name = f"{consumer.scalar_func}_epilogue{n}"
+    wrapper = func.FuncOp(name, (block.arg_types, scalar.function_type.outputs.data), Region(block))
+    callees = [scalar] + ([producer.lookup_func(producer.epilogue_func)] if producer.epilogue else [])  # type: ignore[arg-type]
+    block_ops = list(scalar.parent_block().ops)  # type: ignore[union-attr]
+    Rewriter.insert_op(wrapper, InsertPoint.after(max(callees, key=block_ops.index)))  # after its callees, as C needs
+    return name
+
+
+def fuse(module: ModuleOp, producer: ComputeOp, consumer: ComputeOp) -> ComputeOp:
+    """The fused op, in place of `consumer` (`fusion_problem` passed)."""
+    sigma, rank = producer_dims(producer, consumer), producer.rank
+    result = producer.outputs[0]
+    others = [
+        (v, maps, mode)
+        for v, maps, mode in zip(consumer.inputs, consumer.input_maps, consumer.boundaries)
+        if v is not result
+    ]
+    views = producer.epilogue_maps + [[over(m, sigma, rank) for m in maps] for _, maps, _ in others]
+    bounds = producer.epilogue_boundaries + [mode for _, _, mode in others]
+    epilogue = {
+        "func": SymbolRefAttr(epilogue_function(module, producer, consumer)),
+        "inp_view": make_view(views),
+    }
+    if any(b != "none" for b in bounds):
+        epilogue["boundary"] = ArrayAttr([StringAttr(b) for b in bounds])
+    props = {k: v for k, v in producer.properties.items() if k != "comp_name"}
+    props["epilogue"] = DictionaryAttr(epilogue)
+    props["out_view"] = make_view([[over(consumer.output_maps[0], sigma, rank)]])
+    name = f"{producer.comp_name.data}_{consumer.comp_name.data}"
+    extra = [*producer.epilogue_inputs, *(v for v, _, _ in others)]
+    fused = ComputeOp(name, list(producer.inputs), props, consumer.outputs.types, extra)
+    fused.location = consumer.location
+    Rewriter.replace_op(consumer, fused)
+    Rewriter.erase_op(producer)
+    return fused
+
+
+def remark(producer: ComputeOp, reason: str) -> None:
+    warnings.warn(
+        f'mdh-fuse: remark: mdh.compute "{producer.comp_name.data}" not fused: {reason}',
+        FusionRemark,
+        stacklevel=2,
+    )
+
+
+@dataclass(frozen=True)
+class MDHFuse(ModulePass):
+    name = "mdh-fuse"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        refused: dict[ComputeOp, str] = {}
+        while True:
+            for producer in [o for o in op.walk() if isinstance(o, ComputeOp)]:
+                consumer = consumer_of(producer)
+                if consumer is None:
+                    continue
+                reason = consumer if isinstance(consumer, str) else fusion_problem(producer, consumer)
+                if reason is None:
+                    fuse(op, producer, consumer)  # type: ignore[arg-type]
+                    break
+                refused[producer] = reason
+            else:
+                break
+        for producer, reason in refused.items():
+            if producer.parent is not None:
+                remark(producer, reason)
