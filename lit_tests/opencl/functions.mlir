@@ -57,8 +57,8 @@
 // PRL-NEXT:    int [[CI:v[0-9]+]];
 // PRL-NEXT:    mdh_best([[OLDW]], [[OLDI]], [[PW]], [[PI]], &[[CW]], &[[CI]]);
 // PRL-NEXT:    const float [[NW:v[0-9]+]] = [[FIRST]] ? [[PW]] : [[CW]];
-// PRL-NEXT:    [[AW]][v{{[0-9]+}}] = [[NW]];
 // PRL-NEXT:    const int [[NI:v[0-9]+]] = [[FIRST]] ? [[PI]] : [[CI]];
+// PRL-NEXT:    [[AW]][v{{[0-9]+}}] = [[NW]];
 // PRL-NEXT:    [[AI]][v{{[0-9]+}}] = [[NI]];
 // PRL:         #pragma unroll
 // PRL-NEXT:         for (int [[F:v[0-9]+]] = 0; [[F]] < 13; [[F]] += 1) {
