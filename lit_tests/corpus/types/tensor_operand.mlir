@@ -1,5 +1,5 @@
 // A tensor where a memref is expected.
-// EXPECT: 8:3: operand 'inputs' at positions 0 to 1 does not verify: tensor<8x4xf32> should be of base attribute memref
+// EXPECT: 8:3: operand 'buffers' at positions 0 to 1 does not verify: tensor<8x4xf32> should be of base attribute memref
 func.func @mul(%a: f32, %b: f32) -> f32 {
   %r = arith.mulf %a, %b : f32
   func.return %r : f32
