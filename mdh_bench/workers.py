@@ -2,11 +2,11 @@
 alone and by workers sharing it (`mdh-tune --workers N`).
 
     python -m mdh_bench.workers [--device cpu] [--size 256] [--evaluations 24]
-                                [--workers 1,2] [--rounds 2] [--storage URL]
+                                [--workers 1,2] [--rounds 2] [--server URL]
 
 Each run tunes a matrix product of `--size`^3 (TPE, seed 0) from a fresh tuning database: `alone` in one process with
-an SQLite file, `N workers` with the study and the database in a fresh PostgreSQL
-database of the server at `--storage` (default: one started by scripts/postgres.sh in a
+an SQLite file, `N workers` with the database in a fresh PostgreSQL database of the
+server at `--server` (default: one started by scripts/postgres.sh in a
 temporary folder). The runs take turns, `--rounds` times over, in reversed order every
 other round. Printed per run: wall seconds, the evaluations each worker measured and the
 evaluations stored. On PoCL, set POCL_KERNEL_CACHE=0: the runs draw many of the same
@@ -41,9 +41,9 @@ def fresh_database(server: str, name: str) -> str:
 
 def tune(source: Path, args: argparse.Namespace, workers: int, target: str) -> tuple[float, list[int], int]:
     """Wall seconds, evaluations each worker measured, evaluations stored."""
-    sharing = ["--storage", target, "--workers", str(workers)] if workers else ["--db", target]
+    sharing = ["--workers", str(workers)] if workers else []
     command = [sys.executable, "-m", "mdh_ir.tools.mdh_tune", str(source), "--device", args.device,
-               "--budget", f"{args.evaluations}evals", *sharing]  # fmt: skip
+               "--budget", f"{args.evaluations}evals", "--db", target, *sharing]  # fmt: skip
     started = time.perf_counter()
     run = subprocess.run(command, capture_output=True, text=True)
     wall = time.perf_counter() - started
@@ -63,12 +63,12 @@ def main() -> None:
     parser.add_argument("--evaluations", type=int, default=24)
     parser.add_argument("--workers", default="1,2")
     parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--storage", help="a PostgreSQL server's URL (default: start one)")
+    parser.add_argument("--server", help="a PostgreSQL server's URL (default: start one)")
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="mdh-workers-"))
     source = folder / "case.mlir"
     source.write_text(str(CATALOG["matmul"].build(i=args.size, j=args.size, k=args.size)))
-    server = args.storage
+    server = args.server
     if server is None:
         pg = tempfile.mkdtemp(prefix="mdh-pg-")
         server = subprocess.run([ROOT / "scripts" / "postgres.sh", "start", pg, "55431"], check=True,
@@ -83,7 +83,7 @@ def main() -> None:
                 label = "alone" if not workers else f"{workers} workers"
                 print(f"round {r}: {label:<10} {wall:6.1f} s  measured {measured}  stored {stored}", flush=True)
     finally:
-        if args.storage is None:
+        if args.server is None:
             subprocess.run([ROOT / "scripts" / "postgres.sh", "stop", pg], capture_output=True)
             shutil.rmtree(pg, ignore_errors=True)
         shutil.rmtree(folder, ignore_errors=True)

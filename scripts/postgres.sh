@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A PostgreSQL server on loopback for shared tuning (mdh-tune --storage URL --workers N):
+# A PostgreSQL server on loopback for shared tuning (mdh-tune --db URL --workers N):
 #
 #   scripts/postgres.sh start DIR [PORT]   create a cluster in DIR (first time), start it on
 #                                          127.0.0.1:PORT (default 55432) and a unix socket in

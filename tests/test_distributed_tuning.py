@@ -1,7 +1,7 @@
-"""Workers sharing one tuning (`mdh-tune --workers N`): one optuna study and one tuning
-database, in a PostgreSQL server started by scripts/postgres.sh or in SQLite files; no
-configuration is evaluated twice, every evaluation is stored once, and a killed worker
-loses nothing."""
+"""Workers sharing one tuning (`mdh-tune --workers N`): one tuning database, in a
+PostgreSQL server started by scripts/postgres.sh or in an SQLite file; each worker's
+technique learns what the others stored, no configuration is evaluated twice, every
+evaluation is stored once, and a killed worker loses nothing."""
 
 from __future__ import annotations
 
@@ -17,11 +17,16 @@ import threading
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from mdh_ir.catalog import CATALOG
 from mdh_ir.database.store import OK, RUNNING, Database, Evaluation
-from mdh_ir.tuning.distributed import study_name
+from mdh_ir.device import PRESETS
+from mdh_ir.schedule.default_config import default_config
+from mdh_ir.tuning.distributed import Sharing
+from mdh_ir.tuning.space import Infeasible, RandomTrial, config_params, sample_config
+from mdh_ir.tuning.tuner import Tuner
 
 ROOT = Path(__file__).parent.parent
 SCRIPT = ROOT / "scripts" / "postgres.sh"
@@ -142,8 +147,7 @@ def stored(target: str) -> dict[str, list[Evaluation]]:
 
 
 def test_two_workers_evaluate_each_configuration_once(target: str, tmp_path: Path) -> None:
-    options = ["--storage", target] if target.startswith("postgresql") else ["--db", target]
-    run = tune(tmp_path, 4, *options)
+    run = tune(tmp_path, 4, "--db", target)
     out, err = run.communicate(timeout=300)
     assert run.returncode == 0, err
     mine = measured(out)
@@ -158,7 +162,7 @@ def test_two_workers_evaluate_each_configuration_once(target: str, tmp_path: Pat
 
 
 def test_a_killed_worker_loses_nothing(postgres: str, tmp_path: Path) -> None:
-    run = tune(tmp_path, 8, "--storage", postgres)
+    run = tune(tmp_path, 8, "--db", postgres)
     lines: list[str] = []
     reader = threading.Thread(target=lambda: lines.extend(iter(run.stderr.readline, "")), daemon=True)
     reader.start()
@@ -189,10 +193,35 @@ def test_a_killed_worker_loses_nothing(postgres: str, tmp_path: Path) -> None:
         assert db.claim(computation, device, claim.config, "next", lifetime=0, since=0)
 
 
-def test_the_study_is_named_after_computation_device_and_technique() -> None:
-    assert study_name("abc", "PoCL|cpu|1.0", "tpe") != study_name("abc", "PoCL|cpu|1.1", "tpe")
-    assert study_name("abc", "PoCL|cpu|1.0", "tpe") != study_name("abc", "PoCL|cpu|1.0", "ga")
-    assert study_name("abc", "PoCL|cpu|1.0", "tpe").startswith("mdh-abc-")
+@pytest.mark.parametrize("technique", ["tpe", "ga"])
+def test_a_worker_learns_the_results_the_others_stored(technique: str, tmp_path: Path) -> None:
+    """Before drawing, a shared worker's technique learns each result stored since it
+    last looked, once, as a completed trial (a failure as the penalty); claims under way
+    and configurations that do not parse are no results."""
+    db = Database(tmp_path / "t.sqlite")
+    tuner = Tuner(CATALOG["matvec"].build(i=20, k=12), db, "cpu", technique, sharing=Sharing(0, "w0", 60, 0))
+    default, rng, points = default_config(tuner.op, tuner.info), np.random.default_rng(0), []
+    while len(points) < 3:
+        try:
+            cfg = sample_config(tuner.op, tuner.info, RandomTrial(rng), default)
+        except Infeasible:
+            continue
+        params = config_params(tuner.op, tuner.info, cfg)
+        if params is not None and all(str(cfg.to_attr()) != text for text, _ in points):
+            points.append((str(cfg.to_attr()), params))
+    (fast, fast_params), (wrong, wrong_params), (running, running_params) = points
+    db.record(tuner.key, tuner.info.key, Evaluation(fast, OK, 0.5, [0.5]))
+    db.record(tuner.key, tuner.info.key, Evaluation(wrong, "wrong", None))
+    db.record(tuner.key, tuner.info.key, Evaluation("#mdh.config<garbage>", OK, 0.1, [0.1]))
+    assert db.claim(tuner.key, tuner.info.key, running, "w1", lifetime=60, since=0)
+    learned: set[str] = set()
+    tuner.learn_others(set(), learned)
+    trials = tuner.technique.study.trials
+    assert [(t.params, t.value) for t in trials] == [(fast_params, 0.5), (wrong_params, 5.0)]
+    assert learned == {fast, wrong, "#mdh.config<garbage>"}
+    db.record(tuner.key, tuner.info.key, Evaluation(running, OK, 0.25, [0.25]))
+    tuner.learn_others(learned, learned)
+    assert [(t.params, t.value) for t in tuner.technique.study.trials[2:]] == [(running_params, 0.25)]
 
 
 def test_the_compile_driver_reads_a_postgresql_database(postgres: str, monkeypatch) -> None:

@@ -12,9 +12,9 @@ SQLite: a file (or `:memory:`), WAL journal and a 60 s busy timeout so several p
 share it; the schema version is `user_version`.
 
 PostgreSQL (`postgresql://user@host:port/database`, through psycopg 3): the tables live in
-the schema `mdh_tuning` of that database (so optuna's study tables, in `public` of the
-same database, are no foreign tables of it); the schema version is the schema's comment;
-an advisory lock serializes creation and migration.
+the schema `mdh_tuning` of that database (so other tables, in `public` of the same
+database, are no foreign tables of it); the schema version is the schema's comment; an
+advisory lock serializes creation and migration.
 """
 
 from __future__ import annotations
@@ -175,11 +175,6 @@ class DriverMissing(OSError):
 def libpq_url(url: str) -> str:
     """`url` as libpq reads it (without SQLAlchemy's driver name)."""
     return re.sub(r"^postgres(ql)?(\+psycopg)?://", "postgresql://", url)
-
-
-def sqlalchemy_url(url: str) -> str:
-    """`url` as SQLAlchemy reads it, naming the driver (psycopg 3) for PostgreSQL."""
-    return re.sub(r"^postgres(ql)?(\+psycopg)?://", "postgresql+psycopg://", url)
 
 
 def backend_for(target: Path | str) -> type[SQLite] | type[PostgreSQL]:

@@ -3,7 +3,7 @@
     mdh-tune f.mlir [--device D] --budget 60s|200evals [--technique tpe|anneal|random|ga|model]
              [--seed S] [--db FILE|URL] [--repeats N] [--timeout SECONDS] [-o tuned.mlir]
              [--plot run.png] [--compare tpe,anneal,random] [--build-workers N]
-             [--workers N] [--storage URL] [--device D1,D2,...] [--allow-large]
+             [--workers N] [--device D1,D2,...] [--allow-large]
 
 Every evaluation is stored in the tuning database (`--db`, default `$MDH_TUNING_DB` or
 `~/.cache/mdh_ir/tuning.sqlite`): a killed run resumes where it stopped, and a later run
@@ -31,16 +31,14 @@ database (or is damaged, or of a newer schema) is refused, naming the file, befo
 anything is evaluated or written.
 
 `--workers N` tunes with N worker processes (one per device: `--device` takes a list of
-devices of one kind, worker i uses the i-th modulo its length) that share one optuna
-study and the tuning database (`mdh_ir.tuning.distributed`): no configuration is
-evaluated twice and a killed worker loses none of its evaluations. A budget of
-evaluations is split among them, one of seconds holds for each. `--storage` is optuna's
-RDB storage URL (`postgresql://user@host:port/db`, or `sqlite:///FILE` for workers of one
-host); commands on several hosts given one PostgreSQL URL (as `--storage`, or `--db`,
-which may be the same URL) tune together. Without `--storage` the study lives in the
-`--db` URL, or in a file beside the `--db` file (`<db>.studies`). Once its workers ended,
-the command runs the final check once, itself; it exits 1 if a worker failed (after the
-check, which keeps what the others found).
+devices of one kind, worker i uses the i-th modulo its length) that share the tuning
+database (`mdh_ir.tuning.distributed`): each searches on its own and learns what the
+others stored, no configuration is evaluated twice and a killed worker loses none of its
+evaluations. A budget of evaluations is split among them, one of seconds holds for each.
+Commands on several hosts given one PostgreSQL database as `--db`
+(`postgresql://user@host:port/db`) and `--workers` (1 or more each) tune together. Once
+its workers ended, the command runs the final check once, itself; it exits 1 if a worker
+failed (after the check, which keeps what the others found).
 """
 
 from __future__ import annotations
@@ -55,8 +53,8 @@ from pathlib import Path
 from xdsl.dialects.builtin import ModuleOp
 
 from mdh_ir.schedule.constraints import input_violations, violations
-from mdh_ir.database.backend import is_url, shown
-from mdh_ir.database.store import Database, DatabaseError, computation_key, default_path
+from mdh_ir.database.backend import shown
+from mdh_ir.database.store import Database, DatabaseError, default_path
 from mdh_ir.schedule.default_config import complete_config
 from mdh_ir.dialects.mdh import ComputeOp
 from mdh_ir.errors import MDHError
@@ -65,7 +63,7 @@ from mdh_ir.tools.checks import check_plot, check_work, check_writable, read_inp
 from mdh_ir.tools.context import make_context
 from mdh_ir.tools.diagnostics import diagnose, load_module, the_compute
 from mdh_ir.tools.mdh_run import format_seconds
-from mdh_ir.tuning.distributed import CLAIM_SLACK, Sharing, open_storage, storage_url, study_name, worker_name
+from mdh_ir.tuning.distributed import CLAIM_SLACK, Sharing, worker_name
 from mdh_ir.tuning.evaluate import PHASES
 from mdh_ir.tuning.pool import POOL_PHASES
 from mdh_ir.tuning.tuner import TECHNIQUES, Budget, Progress, Tuner, parse_config
@@ -186,8 +184,8 @@ def check_options(args: argparse.Namespace) -> None:
 
 
 def tuning_db(args: argparse.Namespace) -> Path | str:
-    """The tuning database: `--db`, else a PostgreSQL `--storage`, else the default."""
-    return args.db or (args.storage if is_url(args.storage or "") else default_path())
+    """The tuning database: `--db`, else the default."""
+    return args.db or default_path()
 
 
 def share(budget: Budget, workers: int, index: int) -> Budget:
@@ -202,9 +200,7 @@ def run_worker(args: argparse.Namespace, module: ModuleOp, budget: Budget, devic
     budget, no final check; one progress line per evaluation, its summary at the end."""
     i = args.worker
     device, target = devices[i % len(devices)], tuning_db(args)
-    name = study_name(computation_key(the_compute(module)), device_info(device).key, args.technique)
-    lifetime = args.timeout + CLAIM_SLACK
-    sharing = Sharing(storage_url(target, args.storage), name, i, worker_name(i), lifetime, args.since)
+    sharing = Sharing(i, worker_name(i), args.timeout + CLAIM_SLACK, args.since)
     mine = share(budget, args.workers, i)
     bar = ProgressBar(mine, f"worker {i}: ", lines=True)
     tuner = Tuner(module, Database(target), device, args.technique, args.seed, args.repeats, args.timeout, bar,
@@ -216,19 +212,13 @@ def run_worker(args: argparse.Namespace, module: ModuleOp, budget: Budget, devic
 def run_shared(args: argparse.Namespace, argv: list[str], module: ModuleOp, devices: list) -> tuple[Progress, bool]:
     """Start `--workers` workers (this command with `--worker I`), wait for them, then
     run the final check once: its progress, and whether every worker succeeded."""
-    import optuna
-
     target = tuning_db(args)
     db = Database(target)
     infos = [device_info(d) for d in devices]
     if len({info.key for info in infos}) > 1:
         raise ValueError("--device: the workers of one tuning need devices of one kind (model and driver)")
-    storage = storage_url(target, args.storage)
-    name = study_name(db.add_computation(the_compute(module)), infos[0].key, args.technique)
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
-    optuna.create_study(storage=open_storage(storage), study_name=name, direction="minimize", load_if_exists=True)
     print(f"device: {infos[0].platform} | {infos[0].name}")
-    print(f"workers: {args.workers}, study {name} in {shown(storage)}, database {shown(target)}", flush=True)
+    print(f"workers: {args.workers}, database {shown(target)}", flush=True)
     command = [sys.executable, "-m", "mdh_ir.tools.mdh_tune", *argv, "--since", repr(time.time())]
     workers = [subprocess.Popen([*command, "--worker", str(i)], stdout=subprocess.PIPE, text=True)
                for i in range(args.workers)]  # fmt: skip
@@ -254,7 +244,7 @@ def run_alone(args: argparse.Namespace, module: ModuleOp, budget: Budget) -> dic
     techniques = args.compare.split(",") if args.compare else [args.technique]
     runs: dict[str, Progress] = {}
     for name in techniques:
-        db = Database(":memory:") if args.compare else Database(args.db or default_path())
+        db = Database(":memory:") if args.compare else Database(tuning_db(args))
         bar = ProgressBar(budget, f"{name}: " if args.compare else "")
         tuner = Tuner(
             module, db, args.device, name, args.seed, args.repeats, args.timeout, bar,
@@ -287,7 +277,7 @@ def run(args: argparse.Namespace, argv: list[str]) -> int:
     if args.worker is not None:
         return run_worker(args, module, budget, devices)
     succeeded = True
-    if args.workers > 1 or args.storage:
+    if args.workers is not None:
         shared, succeeded = run_shared(args, argv, module, devices)
         runs = {args.technique: shared}
     else:
@@ -329,8 +319,7 @@ def main(argv: list[str] | None = None) -> None:
     )
     parser.add_argument("-o", "--output", help="write the tuned IR here")
     parser.add_argument("--plot", help="write a PNG of best time against evaluations/seconds")
-    parser.add_argument("--workers", type=int, default=1, help="worker processes sharing the tuning")
-    parser.add_argument("--storage", help="optuna RDB storage URL the workers share (postgresql://, sqlite:///)")
+    parser.add_argument("--workers", type=int, help="worker processes sharing the tuning database")
     parser.add_argument("--worker", type=int, help=argparse.SUPPRESS)  # the index of a started worker
     parser.add_argument("--since", type=float, help=argparse.SUPPRESS)  # when its command started
     argv = sys.argv[1:] if argv is None else argv
@@ -340,11 +329,11 @@ def main(argv: list[str] | None = None) -> None:
         parser.error(f"--compare: techniques are {', '.join(TECHNIQUES)}")
     if (args.worker is None) != (args.since is None):
         parser.error("--worker and --since come together (a worker that mdh-tune --workers started)")
-    if args.workers < 1:
+    if args.workers is not None and args.workers < 1:
         parser.error(f"--workers {args.workers}: expected a positive number of workers")
-    if (args.workers > 1 or args.storage) and (args.compare or args.plot):
-        parser.error("--compare and --plot tune alone: not with --workers or --storage")
-    if args.device and "," in args.device and args.workers == 1 and not args.storage:
+    if args.workers is not None and (args.compare or args.plot):
+        parser.error("--compare and --plot tune alone: not with --workers")
+    if args.device and "," in args.device and args.workers is None:
         parser.error("--device: a list of devices is for --workers")
     try:
         sys.exit(run(args, argv))

@@ -11,17 +11,17 @@ failed or infeasible draw):
 - `tpe`: optuna's Tree-structured Parzen Estimator (multivariate, model-based);
 - `ga`: optuna's NSGA-II sampler used as a genetic algorithm on one objective.
 
-All are seeded. `tpe` and `ga` keep their trials in an optuna study: in memory, or,
-for workers tuning together (`mdh_ir.tuning.distributed`), the shared study in an RDB
-storage, where each worker's sampler has its own seed. Failed and infeasible draws are reported to the model-based techniques
-as a penalty (ten times the slowest time seen), so they learn to avoid them.
+All are seeded. `tpe` and `ga` keep their trials in an in-memory optuna study. Failed
+and infeasible draws are reported to the model-based techniques as a penalty (ten times
+the slowest time seen), so they learn to avoid them.
 
 `start_from` gives a technique a known point (the tuner passes the default
 configuration's draws and time): annealing starts its walk there; `tpe` and `ga` learn
 it and make their first `NEIGHBOURS` trials its neighbours (one or two draws redrawn)
 instead of uniform draws, which in a large space are mostly 10-1000x slower than a
-good default and cost most of a short budget. In a shared study the known point and
-its neighbours are added once, however many workers start from them.
+good default and cost most of a short budget. `learn` tells a technique a result it
+did not draw (another worker's, `mdh_ir.tuning.distributed`): `tpe` and `ga` add it
+to their study as a completed trial.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from mdh_ir.tuning.distributed import Sharing, open_storage
+from mdh_ir.tuning.distributed import Sharing
 from mdh_ir.tuning.space import RandomTrial
 
 TECHNIQUES = ("tpe", "anneal", "random", "ga")
@@ -50,6 +50,9 @@ class Technique:
 
     def start_from(self, params: dict[str, float], seconds: float) -> None:
         """A known point: its draws and its time."""
+
+    def learn(self, params: dict[str, float], seconds: float | None) -> None:
+        """A result this technique did not draw: its draws and its time (None: failed)."""
 
 
 def moved_names(rng: np.random.Generator, names: list[str]) -> set[str]:
@@ -123,26 +126,16 @@ class Annealing(Technique):
 
 
 class OptunaTechnique(Technique):
-    def __init__(self, name: str, seed: int, sharing: Sharing | None = None):
+    def __init__(self, name: str, seed: int):
         import optuna
 
         optuna.logging.set_verbosity(optuna.logging.WARNING)
         self.name = name
-        own = seed + sharing.index if sharing else seed
         if name == "tpe":
-            sampler = optuna.samplers.TPESampler(
-                seed=own, multivariate=True, n_startup_trials=10
-            )
+            sampler = optuna.samplers.TPESampler(seed=seed, multivariate=True, n_startup_trials=10)
         else:
-            sampler = optuna.samplers.NSGAIISampler(seed=own, population_size=16)
-        if sharing is None:
-            self.study = optuna.create_study(direction="minimize", sampler=sampler)
-        else:
-            storage = open_storage(sharing.storage)
-            self.study = optuna.create_study(
-                storage=storage, study_name=sharing.study, direction="minimize", sampler=sampler, load_if_exists=True
-            )
-        self.shared = sharing is not None
+            sampler = optuna.samplers.NSGAIISampler(seed=seed, population_size=16)
+        self.study = optuna.create_study(direction="minimize", sampler=sampler)
         self.rng = np.random.default_rng(seed)
         self.slowest = 0.0
 
@@ -150,33 +143,38 @@ class OptunaTechnique(Technique):
         return self.study.ask()
 
     def tell(self, trial: Any, seconds: float | None) -> None:
+        self.study.tell(trial, self._value(seconds))
+
+    def _value(self, seconds: float | None) -> float:
+        """What the study learns of a result: its time, or the penalty of a failure."""
         if seconds is not None:
             self.slowest = max(self.slowest, seconds)
-        penalty = 10 * self.slowest if self.slowest else 1.0
-        self.study.tell(trial, seconds if seconds is not None else penalty)
+            return seconds
+        return 10 * self.slowest if self.slowest else 1.0
 
-    def start_from(self, params: dict[str, float], seconds: float) -> None:
+    def learn(self, params: dict[str, float], seconds: float | None) -> None:
         import optuna
 
         unit = optuna.distributions.FloatDistribution(0.0, 1.0)
-        known = optuna.trial.create_trial(params=params, distributions=dict.fromkeys(params, unit), value=seconds)
-        if not (self.shared and any(t.params == params for t in self.study.get_trials(deepcopy=False))):
-            self.study.add_trial(known)
-        self.slowest = max(self.slowest, seconds)
+        value = self._value(seconds)
+        trial = optuna.trial.create_trial(params=params, distributions=dict.fromkeys(params, unit), value=value)
+        self.study.add_trial(trial)
+
+    def start_from(self, params: dict[str, float], seconds: float) -> None:
+        self.learn(params, seconds)
         for _ in range(NEIGHBOURS):
             moved = moved_names(self.rng, list(params))
-            neighbour = {k: v for k, v in params.items() if k not in moved}
-            self.study.enqueue_trial(neighbour, skip_if_exists=self.shared)
+            self.study.enqueue_trial({k: v for k, v in params.items() if k not in moved})
 
 
 def make_technique(name: str, seed: int, sharing: Sharing | None = None) -> Technique:
-    """The technique `name`; with `sharing`, one worker's part of a shared tuning (the
-    local techniques draw with the seed plus the worker's index)."""
+    """The technique `name`; with `sharing`, one worker's part of a shared tuning (it
+    draws with the seed plus the worker's index)."""
     own = seed + sharing.index if sharing else seed
     if name == "random":
         return RandomSearch(own)
     if name == "anneal":
         return Annealing(own)
     if name in ("tpe", "ga"):
-        return OptunaTechnique(name, seed, sharing)
+        return OptunaTechnique(name, own)
     raise ValueError(f"unknown technique '{name}' (known: {', '.join(TECHNIQUES)})")

@@ -33,11 +33,12 @@ tuning's pick is then the database's best, so what it reports is what `compile_m
 uses afterwards.
 
 Workers tuning one computation together (`sharing`, `mdh_ir.tuning.distributed`) share
-the technique's study and claim each configuration before evaluating it: a draw another
-worker holds or has stored is skipped as a duplicate, and the default, the database's
-best and the seeds are waited for while another worker evaluates them. A worker leaves
-the final check to its command, which runs it once all its workers ended
-(`final_check`).
+the tuning database: each has its own technique, which learns the results the others
+stored (`Technique.learn`) each time before it is asked for more candidates, and each
+claims a configuration before evaluating it: a draw another worker holds or has stored
+is skipped as a duplicate, and the default, the database's best and the seeds are
+waited for while another worker evaluates them. A worker leaves the final check to its
+command, which runs it once all its workers ended (`final_check`).
 
 Budgets: `Budget.parse("60s")`, `"200evals"`, `"2m"`, or both (`"60s,200evals"`):
 tuning stops at whichever is reached first. Seconds count evaluation costs (stored ones
@@ -299,10 +300,16 @@ class Tuner:
         until `budget` is spent; evaluate each as its build finishes (`measure`) and tell
         the technique. A draw that breaks a rule, or was evaluated already, is told at
         once and never built; one stored in the database is replayed at once; one that
-        is being built is told with it."""
+        is being built is told with it. While sharing, the technique first learns what
+        the other workers stored since it last looked (`learn_others`)."""
         pending: dict[str, tuple[Config, list]] = {}
+        learned: set[str] = set()
         stalled = 0
         while True:
+            if self.sharing is not None and len(pending) < pool.ahead and not progress.done(budget, len(pending)):
+                started = time.perf_counter()
+                self.learn_others(seen.keys() | learned, learned)
+                progress.spend("search", time.perf_counter() - started)
             while len(pending) < pool.ahead and stalled < STALL_LIMIT and not progress.done(budget, len(pending)):
                 started = time.perf_counter()
                 trial = self.technique.ask()
@@ -315,6 +322,8 @@ class Tuner:
                 if new and not self._claim(text):  # type: ignore[arg-type]
                     new, taken = False, self.db.lookup(self.key, self.info.key, text)  # type: ignore[arg-type]
                     self.technique.tell(trial, taken.seconds if taken and taken.ok else None)
+                    if taken is not None and taken.status != RUNNING:
+                        learned.add(text)  # type: ignore[arg-type]
                 elif not new:
                     if text in pending:
                         pending[text][1].append(trial)  # type: ignore[index]
@@ -339,6 +348,20 @@ class Tuner:
             result = measure(cfg)
             for trial in trials:
                 self.technique.tell(trial, result.seconds if result.ok else None)
+
+    def learn_others(self, known: set[str], learned: set[str]) -> None:
+        """Tell the technique the results stored for this computation and device whose
+        configurations are not `known` (the other workers'; `Sharing.news`), and add
+        them to `learned`. A configuration that does not parse, or that the space cannot
+        draw, is skipped."""
+        for e in self.sharing.news(self.db, self.key, self.info.key, known):  # type: ignore[union-attr]
+            learned.add(e.config)
+            try:
+                params = config_params(self.op, self.info, parse_config(e.config, self.op))
+            except Exception:  # noqa: BLE001 - a damaged row teaches nothing
+                continue
+            if params is not None:
+                self.technique.learn(params, e.seconds if e.ok else None)
 
     def _data(self, inputs: list[np.ndarray] | None, reference: list[np.ndarray] | None) -> tuple:
         """`inputs` (seeded random ones by default) and `reference` (by default the
