@@ -344,7 +344,15 @@ def test_killed_run_resumes_without_repeating_or_losing_evaluations(tmp_path) ->
         "--technique", "anneal", "--seed", "5", "--db", str(db), "--repeats", "2",
     ]  # fmt: skip
     first = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    count = lambda: sqlite3.connect(db).execute("SELECT COUNT(*) FROM evaluations").fetchone()[0]  # noqa: E731
+
+    def count() -> int:
+        """Evaluations stored so far (none while the tool has created the file but not
+        yet its tables)."""
+        try:
+            return sqlite3.connect(db).execute("SELECT COUNT(*) FROM evaluations").fetchone()[0]
+        except sqlite3.OperationalError:
+            return 0
+
     deadline = time.time() + 120
     while time.time() < deadline and (not db.exists() or count() < 5):
         time.sleep(0.2)
