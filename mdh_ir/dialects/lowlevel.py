@@ -340,7 +340,7 @@ class CopyOp(IRDLOperation):
     give each memref's axis order (memref axis i holds logical axis perm[i]). Work-item
     `worker` of `workers` copies every `workers`-th element. Box elements outside the
     source are filled by `boundary` ("none": clamped into the source; only discarded
-points read them).
+    points read them).
 
     A staged copy does one half of that through `stage`, the worker's private array of
     its elements (one per turn, or one vector per turn with `lanes`): `half = "load"`

@@ -16,8 +16,8 @@ arith, math, memref.load/store/alloca, func.call, group/local ids, barriers):
   `lanes = N` it moves N elements along the innermost axis as one vector when all of
   them lie inside the source, and falls back to single elements otherwise (a copy
   with boundary "none" moves every vector as one where its vectors start at multiples
-  of N and the innermost extent is a multiple of N, or the box lies inside the source along that
-  axis); a staged copy (`lowlevel-prefetch`) always loops over the turns, unrolled, and
+  of N and the innermost extent is a multiple of N, or where the box lies inside the
+  source along that axis); a staged copy (`lowlevel-prefetch`) always loops over the turns, unrolled, and
   its load half moves each element or vector into the turn's place in the stage, its
   store half whole vectors from there; a copy marked `inside` moves without checking
   that its elements or vectors lie inside the source, one with `inside_axes` checks the

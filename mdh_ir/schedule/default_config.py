@@ -377,21 +377,23 @@ def _side_and_split(op: ComputeOp, device: DeviceInfo, pair: list[int], pw: list
         tiles = _merged(_side_tiles(op, pair, side))
         return prod(ceildiv(sizes[d], tiles.get(d, 1)) for d in kept)
 
+    count = {side: groups(side) for side in (64, 128)}
     wave, reduction = 2 * device.compute_units, prod(sizes[d] for d in pw)
-    if groups(128) >= 0.8 * wave:
+    if count[128] >= 0.8 * wave:
         return 128, 1
-    if groups(64) >= wave or (groups(64) >= wave / 2 and reduction < 2048):
+    if count[64] >= wave or (count[64] >= wave / 2 and reduction < 2048):
         return 64, 1
 
     def split(side: int) -> int:
         parts = 1
-        while parts < 8 and groups(side) * parts < wave and sizes[pw[-1]] // (2 * parts) >= 64:
+        while parts < 8 and count[side] * parts < wave and sizes[pw[-1]] // (2 * parts) >= 64:
             parts *= 2
         return parts
 
-    if reduction >= 2048 and groups(128) * split(128) >= wave / 2:
-        return 128, split(128)
-    return 64, split(64)
+    parts = {side: split(side) for side in (64, 128)}
+    if reduction >= 2048 and count[128] * parts[128] >= wave / 2:
+        return 128, parts[128]
+    return 64, parts[64]
 
 
 def _gpu_register_tiles(
