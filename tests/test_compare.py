@@ -112,3 +112,31 @@ def test_sign_of_zero_is_not_checked() -> None:
         assert np.signbit(want[0]).all()
         result = compare(module, x, [np.zeros_like(want[0], dtype=np.float32)], want)
         assert result.ok, result.message
+
+
+@pytest.mark.parametrize("combine, shape", [('"cc"', "8x4"), ('["pw", "add"]', "8")])
+def test_chunked_error_is_the_whole_arrays_error(monkeypatch, combine: str, shape: str) -> None:
+    """The prepared comparison (`Expected`), reading outputs a chunk at a time (chunks
+    of 5 here, so that chunks end inside the arrays), gives the error of the whole
+    arrays: the relative L2 error of a reduction, the largest relative element error
+    of an element-wise result; with a NaN in the reference, over its finite rest."""
+    from mdh_ir.semantics import compare as checker
+
+    monkeypatch.setattr(checker, "CHUNK", 5)
+    module = module_of(LOG, combine, shape)
+    x = random_inputs_of(module)
+    x[0][:] = np.abs(x[0]) + 0.5
+    x[0][1, 1] = -1.0  # log: NaN in the reference
+    want = reference_outputs(module, x)[0]
+    got = (want * (1 + 1e-6 * np.random.default_rng(1).standard_normal(want.shape))).astype(np.float32)
+    result = checker.Expected(module, [want]).compare([got])
+    finite = np.isfinite(want)
+    g, w = got[finite].astype(np.float64), want[finite].astype(np.float64)
+    if combine == '"cc"':
+        direct = float(np.max(np.abs(g - w) / np.maximum(np.abs(w), 1.0)))
+    else:
+        direct = float(np.linalg.norm(g - w) / np.linalg.norm(w))
+    assert result.ok, result.message
+    assert result.error == pytest.approx(direct, rel=1e-5)
+    got[np.unravel_index(np.flatnonzero(finite)[-1], got.shape)] += 1.0  # the last chunk's last finite value
+    assert not checker.Expected(module, [want]).compare([got]).ok

@@ -84,9 +84,12 @@ def _serve(conn: Connection) -> None:
     from mdh_ir.tools.context import make_context
     from mdh_ir.tools.diagnostics import load_module
 
+    from mdh_ir.semantics.compare import Expected
+
     module_text, device, inputs, reference, repeats, gate = conn.recv()
     ctx = make_context()
     module = load_module(ctx, module_text, "<tuning>")
+    expected = Expected(module, reference)
     gate = Gate(gate) if gate else None
     conn.send("ready")
     while (request := conn.recv()) is not None:
@@ -101,7 +104,7 @@ def _serve(conn: Connection) -> None:
         watch = Stopwatch()
         cfg = Config(**values)
         program = (lambda: _loaded(ctx, device, built, watch)) if built else (lambda: _compiled(module, device, cfg, watch))
-        result = _evaluated(conn, module, program, inputs, reference, repeats, best, watch, gate)
+        result = _evaluated(conn, program, inputs, expected, repeats, best, watch, gate)
         conn.send((*result, watch.seconds))
 
 
@@ -123,12 +126,11 @@ def _loaded(ctx, device, built: tuple[str, str, list[bytes]], watch: Stopwatch):
         return Program(Parser(ctx, lowered).parse_module(), source, device, binaries)
 
 
-def _evaluated(conn, module, program_of, inputs, reference, repeats: int, best, watch, gate) -> tuple:
-    """(status, seconds, times, message) of the program `program_of()` makes; sends
-    "built" once it is built. `watch` counts the phases (`PHASES`); the runs hold
-    `gate`, if any (its waiting counted as `gate`)."""
-    from mdh_ir.semantics.compare import compare
-
+def _evaluated(conn, program_of, inputs, expected, repeats: int, best, watch, gate) -> tuple:
+    """(status, seconds, times, message) of the program `program_of()` makes, checked
+    against `expected` (`compare.Expected`); sends "built" once it is built. `watch`
+    counts the phases (`PHASES`); the runs hold `gate`, if any (its waiting counted as
+    `gate`)."""
     try:
         program = program_of()
         conn.send("built")
@@ -139,7 +141,7 @@ def _evaluated(conn, module, program_of, inputs, reference, repeats: int, best, 
                 resident = program.upload(inputs)
             with watch.phase("check"):
                 outputs, first = program.run(resident, 1, FLUSH_BYTES, watch)
-                check = compare(module, inputs, outputs, reference)
+                check = expected.compare(outputs)
             if not check.ok:
                 return "wrong", None, [], check.message
             if best is not None and first[0] > CUTOFF * best:

@@ -52,23 +52,26 @@ def _serve(conn: Connection) -> None:
     from mdh_ir.tools.context import make_context
     from mdh_ir.tools.diagnostics import load_module
 
+    from mdh_ir.semantics.compare import Expected
+
     module_text, device, inputs, reference, gate = conn.recv()
     module = load_module(make_context(), module_text, "<tuning>")
+    expected = Expected(module, reference) if reference is not None else None
     gate = Gate(gate) if gate else None
     while (values := conn.recv()) is not None:
         watch = Stopwatch()
         if gate is None:
-            built = _built(module, device, Config(**values), inputs, reference, watch)
+            built = _built(module, device, Config(**values), inputs, expected, watch)
         else:
             with gate.shared():
-                built = _built(module, device, Config(**values), inputs, reference, watch)
+                built = _built(module, device, Config(**values), inputs, expected, watch)
         conn.send((built.status, built.message, built.artifact, {f"pool_{k}": v for k, v in watch.seconds.items()}))
 
 
-def _built(module, device, cfg: Config, inputs, reference, watch: Stopwatch) -> Built:
-    """`cfg` compiled, its binaries taken, and with `inputs` run once and checked."""
+def _built(module, device, cfg: Config, inputs, expected, watch: Stopwatch) -> Built:
+    """`cfg` compiled, its binaries taken, and with `inputs` run once and checked
+    against `expected` (`compare.Expected`)."""
     from mdh_ir.driver import compile_module
-    from mdh_ir.semantics.compare import compare
 
     try:
         compiled = compile_module(module, device, cfg, stopwatch=watch)
@@ -77,7 +80,7 @@ def _built(module, device, cfg: Config, inputs, reference, watch: Stopwatch) -> 
         if inputs is not None:
             with watch.phase("check"):
                 outputs, _ = compiled.run(inputs)
-                check = compare(module, inputs, outputs, reference)
+                check = expected.compare(outputs)
             if not check.ok:
                 return Built("wrong", check.message)
         return Built(OK, "", (str(compiled.lowered), compiled.source, binaries))
