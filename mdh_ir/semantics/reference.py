@@ -16,6 +16,10 @@ For an op with sizes N_1..N_D, scalar function f and combine operators âŠ›_1..âŠ
 
 The inputs are the md_hom's inputs, then the epilogue's.
 
+A builtin combine operator reduces (scans) an axis with numpy's own reduction
+(accumulation) of its ufunc, in the values' type; a combine function, by pairwise
+combination in index order.
+
 Large spaces are evaluated in pieces using the homomorphism property itself: a piece
 split along dimension d recombines by concatenation (cc), by g (pw) or by carrying the
 last prefix into the second half (ps).
@@ -168,10 +172,18 @@ class ReferenceEvaluator:
         )
         for d, c in enumerate(self.combines):
             if c.kind == "pw":
-                values = reduce_axis(values, d, self.combine_fn(c))
+                if c.builtin:
+                    f = _BUILTINS[c.func]  # type: ignore[index]
+                    values = tuple(f.reduce(v, axis=d, keepdims=True, dtype=v.dtype) for v in values)
+                else:
+                    values = reduce_axis(values, d, self.combine_fn(c))
         for d, c in enumerate(self.combines):
             if c.kind == "ps":
-                values = scan_axis(values, d, self.combine_fn(c))
+                if c.builtin:
+                    f = _BUILTINS[c.func]  # type: ignore[index]
+                    values = tuple(f.accumulate(v, axis=d, dtype=v.dtype) for v in values)
+                else:
+                    values = scan_axis(values, d, self.combine_fn(c))
         return values
 
     def read(self, buf: np.ndarray, forms, grids, mode: str) -> np.ndarray:
