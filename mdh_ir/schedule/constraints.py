@@ -22,7 +22,7 @@ bound a resource name the limit and the device model it comes from in their mess
 | wi-combine | work-items can combine partial results (needs combine_layer "end"/"lt" and res_mem "prv"/"lcl" when a pw dimension has num_wi > 1) |
 | wg-combine | wg_combine "last" only on a device whose global-memory fences order across work-groups (`DeviceInfo.fences_across_groups`) |
 | pw-functions | every pw dimension uses the same combine function |
-| vector-width | with vector_width N > 1: the innermost loop (last of loop_order[1]) is over a dimension whose pt_size is a multiple of N (its size and lt_size need not be: a vector that ends beyond its local tile runs as scalar code; a pw dimension needs private accumulators, res_mem "prv", and a combine function with a known identity: each lane accumulates separately); every read moving along it is contiguous in the memory it reads (last axis, coefficient 1, no boundary mode outside caches); outputs written per point are contiguous along it; element types are 32-bit; the scalar function takes no index arguments |
+| vector-width | with vector_width N > 1: the innermost loop (last of loop_order[1]) is over a dimension whose pt_size is a multiple of N (its size and lt_size need not be: a vector that ends beyond its local tile runs as scalar code; a pw dimension needs private accumulators, res_mem "prv", and a combine function with a known identity: each lane accumulates separately); every read moving along it is contiguous in the memory it reads (last axis, coefficient 1, no boundary mode outside caches); outputs written per point are contiguous along it; element types are 32-bit (f16 and bf16 inputs, read as f32, too); the scalar function takes no index arguments |
 | epilogue | an op with an epilogue and pw dimensions accumulates privately (res_mem "prv"): "glb" combines into the output until its last point, with no place to apply the epilogue once |
 | implemented | res_mem is not "lcl" (not generated yet) |
 """
@@ -32,7 +32,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import prod
 
-from xdsl.dialects.builtin import Float64Type, IntegerType
+from xdsl.dialects.builtin import IntegerType
 
 from mdh_ir.affine import dim_of, linear_results
 from mdh_ir.schedule.combine import meaning
@@ -54,9 +54,8 @@ class Violation:
 
 
 def element_bytes(t) -> int:
-    if isinstance(t, Float64Type) or (isinstance(t, IntegerType) and t.width.data == 64):
-        return 8
-    return 4
+    """Bytes of an element of type `t` (f16 and bf16: 2)."""
+    return (t.width.data if isinstance(t, IntegerType) else t.bitwidth) // 8
 
 
 def ocl_sizes(cfg: Config) -> tuple[list[int], list[int]]:
@@ -119,8 +118,8 @@ def vector_problem(plan: TilePlan) -> str | None:
     if cfg.pt_size[d] % lanes:
         return f"pt_size {cfg.pt_size[d]} of dim {d} is not a multiple of {lanes}"
     extra = [v.type.element_type for v in op.epilogue_inputs]  # type: ignore[attr-defined]
-    if any(element_bytes(t) != 4 for t in [*op.input_element_types, *op.output_element_types, *extra]):
-        return "vectors are generated for 32-bit element types only"
+    if any(element_bytes(t) != 4 for t in [*op.input_read_types, *op.output_element_types, *extra]):
+        return "vectors are generated for 32-bit element types only (f16 and bf16 inputs are read as f32)"
     for b, (maps, mode) in enumerate(zip(op.input_maps, op.boundaries)):
         cached = cfg.inp_mem[1][b] == "prv" or cfg.inp_mem[0][b] == "lcl"
         for amap in maps:

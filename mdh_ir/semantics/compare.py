@@ -13,6 +13,10 @@ Float outputs in detail:
   functions' included): a chain of `n` rounded operations may lose `n` ulp (the
   standard bound n*u on a sum, with margin), so each tolerance above is raised by
   `n * eps` of the output's type. A function of 20,000 float32 additions loses ~2e-4.
+- An op with reduced-precision inputs (f16, bf16, `precision = "tf32"`) is allowed the
+  error tensor cores may add on top (`precision.precision_tolerance`: a TF32 input
+  rounded by another rule, a truncating accumulation growing with the reduction
+  length); f32 ops keep the rules above.
 - Zeros compare by value: -0.0 equals +0.0 (IEEE). The sign of a zero result depends on
   the neutral element and order a kernel combines in (a sum over -0.0 that starts from
   +0.0 gives +0.0, the reference -0.0), which no configuration should be judged by.
@@ -29,6 +33,7 @@ from xdsl.dialects.builtin import AnyFloat, ModuleOp
 from xdsl.traits import SymbolTable
 
 from mdh_ir.dialects.mdh import ComputeOp
+from mdh_ir.semantics.precision import precision_tolerance
 from mdh_ir.semantics.reference import evaluate
 
 ULP_TOLERANCE = 8 * float(np.finfo(np.float32).eps)
@@ -94,6 +99,7 @@ def compare(
         reference = reference_outputs(module, inputs)
     l2 = reduces(module)
     ops = operation_count(module)
+    reduced = max((precision_tolerance(op) for op in module.walk() if isinstance(op, ComputeOp)), default=0.0)
     worst, problems = 0.0, []
     for j, (got, want) in enumerate(zip(outputs, reference)):
         if got.shape != want.shape:
@@ -110,7 +116,7 @@ def compare(
             continue
         finite = np.isfinite(want)
         got, want = got[finite], want[finite]
-        grown = ops * float(np.finfo(got.dtype).eps)
+        grown = ops * float(np.finfo(got.dtype).eps) + reduced
         if l2:
             want64 = want.astype(np.float64)
             error = float(np.linalg.norm(got - want64) / max(float(np.linalg.norm(want64)), 1e-30))
