@@ -24,7 +24,9 @@ bound a resource name the limit and the device model it comes from in their mess
 | pw-functions | every pw dimension uses the same combine function |
 | vector-width | with vector_width N > 1: the innermost loop (last of loop_order[1]) is over a dimension whose pt_size is a multiple of N (its size and lt_size need not be: a vector that ends beyond its local tile runs as scalar code; a pw dimension needs private accumulators, res_mem "prv", and a combine function with a known identity: each lane accumulates separately); every read moving along it is contiguous in the memory it reads (last axis, coefficient 1, no boundary mode outside caches); outputs written per point are contiguous along it; element types are 32-bit (f16 and bf16 inputs, read as f32, too); the scalar function takes no index arguments |
 | epilogue | an op with an epilogue and pw dimensions accumulates privately (res_mem "prv"): "glb" combines into the output until its last point, with no place to apply the epilogue once |
-| implemented | res_mem is not "lcl" (not generated yet) |
+| tensor-cores | mma other than "none" only on a device with tensor cores (`DeviceInfo.tensor_cores`: NVIDIA's compute capability 8.0 and later; never PoCL) |
+| mma-inputs | mma "tf32" only for an op whose precision is "tf32" (f32 inputs are never rounded unasked), "f16" / "bf16" only for an op whose inputs are all f16 / bf16 |
+| implemented | res_mem is not "lcl", mma is "none" (neither generated yet) |
 """
 
 from __future__ import annotations
@@ -289,5 +291,30 @@ def violations(op: ComputeOp, cfg: Config, device: DeviceInfo | None = None) -> 
         op.epilogue is None or not plan.accumulates or set(cfg.res_mem) == {"prv"},
         "an op with an epilogue and pw dimensions needs res_mem 'prv' (its final values are written once)",
     )
+    if (problem := mma_input_problem(op, cfg.mma)) is not None:
+        found.append(Violation("mma-inputs", problem))
+    if device is not None and cfg.mma != "none":
+        rule(
+            "tensor-cores",
+            device.tensor_cores,
+            f"mma '{cfg.mma}' needs tensor cores (NVIDIA's compute capability 8.0 or later), "
+            f"which {device.model} does not have (compute capability {device.compute_capability})",
+        )
     rule("implemented", "lcl" not in cfg.res_mem, "res_mem 'lcl' is not generated yet")
+    rule("implemented", cfg.mma == "none", f"mma '{cfg.mma}' is not generated yet")
     return found
+
+
+def mma_input_problem(op: ComputeOp, mma: str) -> str | None:
+    """Why tensor-core fragments of kind `mma` cannot read `op`'s inputs (rule
+    `mma-inputs`), or None: "tf32" rounds f32 inputs, which the op must ask for itself."""
+    if mma == "none":
+        return None
+    if mma == "tf32":
+        if op.input_precision != "tf32":
+            return "mma 'tf32' rounds f32 inputs to TF32, which only the op's own precision = \"tf32\" allows"
+        return None
+    wrong = [b for b, t in enumerate(op.inp_types.data) if str(t) != mma]
+    if wrong:
+        return f"mma '{mma}' reads {mma} inputs, but input {wrong[0]} has element type {op.inp_types.data[wrong[0]]}"
+    return None
