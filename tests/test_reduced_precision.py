@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 import os
+import re
 
 import ml_dtypes
 import numpy as np
@@ -366,3 +367,20 @@ def test_default_configuration_never_asks_for_tensor_cores() -> None:
     assert isinstance(f16, Float16Type) and isinstance(bf16, BFloat16Type)
     lowered = lower(matmul(f16, "ieee", 8, 8, 8), PRESETS["cpu"])
     assert any(isinstance(o, LoadWidenedOp) for o in lowered.walk())
+
+
+@pytest.mark.parametrize("type_name", list(TYPES))
+def test_gpu_default_configuration_runs_on_pocl(type_name: str) -> None:
+    """The GPU class's default configuration (local tiles, prefetching, vectors of 16-bit
+    copies) of 16-bit and TF32 inputs builds and computes the reference's result on
+    PoCL, as it would on NVIDIA's OpenCL (no cl_khr_fp16 needed)."""
+    t, precision = TYPES[type_name]
+    module = matmul(t, precision, 129, 65, 70)
+    op = find_compute(module)
+    cfg = default_config(op, PRESETS["gpu"])
+    assert "lcl" in cfg.inp_mem[0]
+    inputs = random_inputs(op, np.random.default_rng(7))
+    compiled = compile_module(module, TEST_DEVICE, cfg)
+    check_outputs(module, inputs, compiled(*inputs))
+    assert "cl_khr_fp16" not in compiled.source
+    assert not re.search(r"\bhalf\d*\s+\w", compiled.source), "a half variable, array or parameter"
