@@ -6,7 +6,8 @@
 - Generated code against the reference: matmul, a convolution with zero padding and a
   contraction with f16, bf16 and TF32 inputs, at awkward sizes (primes, 1, a power of
   two plus one), under random legal configurations of the tuning space; local and
-  private caches of 16-bit inputs keep 16-bit elements.
+  private caches of 16-bit inputs keep 16-bit elements; scans and every boundary mode;
+  the GPU class's default configuration (built and run on PoCL, no `half` declared).
 - A TF32 product computed by the generated code equals the product of the rounded
   inputs exactly (11 x 11 significant bits fit a float), and differs from the
   unrounded one: every read is rounded, in scalar and vector code.
@@ -26,7 +27,7 @@ import pytest
 from xdsl.dialects import memref
 from xdsl.dialects.builtin import BFloat16Type, Float16Type, ModuleOp
 
-from mdh_ir.builder import Input, Output, bf16, cc, compute_module, f16, f32, pw
+from mdh_ir.builder import Input, Output, bf16, cc, compute_module, f16, f32, ps, pw
 from mdh_ir.device import PRESETS, DeviceInfo
 from mdh_ir.dialects.lowlevel import LoadWidenedOp, RoundTF32Op, memory_space
 from mdh_ir.driver import compile_module, lower
@@ -384,3 +385,29 @@ def test_gpu_default_configuration_runs_on_pocl(type_name: str) -> None:
     check_outputs(module, inputs, compiled(*inputs))
     assert "cl_khr_fp16" not in compiled.source
     assert not re.search(r"\bhalf\d*\s+\w", compiled.source), "a half variable, array or parameter"
+
+
+def scan(t) -> ModuleOp:
+    return compute_module("scan", {"b": 3, "n": 37}, [Input("x", t, "b, n")], [Output("y", f32, "b, n")],
+                          lambda x: x, [cc, ps("add")])  # fmt: skip
+
+
+def stencil(t, boundary: str) -> ModuleOp:
+    return compute_module(
+        "blur", {"i": 29, "j": 18}, [Input("x", t, ["i, j - 1", "i, j", "i + 1, j + 1"], boundary, (29, 18))],
+        [Output("y", f32, "i, j")], lambda a, b, c: a - b * c, [cc, cc],
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("t", [f16, bf16], ids=str)
+def test_scans_and_boundary_modes(t) -> None:
+    """A prefix sum (its scan kernels read the inputs themselves) and a stencil under
+    every boundary mode, with 16-bit inputs, under random configurations."""
+    modules = [scan(t)] + [stencil(t, mode) for mode in ("clamp", "zero", "wrap", "mirror")]
+    for k, module in enumerate(modules):
+        op = find_compute(module)
+        rng = np.random.default_rng(10 + k)
+        inputs = random_inputs(op, rng)
+        for seed in range(3):
+            config = config_for(op, 100 * k + seed)
+            check_outputs(module, inputs, compile_module(module, TEST_DEVICE, config)(*inputs))
