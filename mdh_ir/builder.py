@@ -13,7 +13,8 @@
 
 Views are written as affine expressions over the dimension names ("2*p + r, c": names,
 integers, `+ - *` and parentheses, parsed, never evaluated); an input with a list of
-views is read at several places (a stencil). Scalar and combine functions are Python
+views is read at several places (a stencil); one of type `f16` or `bf16` is read as
+f32. Scalar and combine functions are Python
 functions over traced `Scalar`s: `+ - * /`, comparisons, and the helpers `select`,
 `maximum`, `minimum`, `exp`, `log`, `sqrt`, `absf`, `absi`, `floor`, `tanh`, `cast`.
 """
@@ -40,6 +41,8 @@ from xdsl.dialects.builtin import (
     ModuleOp,
     StringAttr,
     SymbolRefAttr,
+    bf16,
+    f16,
     f32,
     f64,
     i32,
@@ -52,12 +55,12 @@ from xdsl.rewriter import InsertPoint
 from mdh_ir.affine import linear_results
 from mdh_ir.schedule.config import Config
 from mdh_ir.dialects.mdh import Combine, ComputeOp, make_view
-from mdh_ir.dialects.mdh_attrs import BUILTIN_COMBINES
+from mdh_ir.dialects.mdh_attrs import BUILTIN_COMBINES, read_type
 
 __all__ = [
     "Input", "Output", "Scalar", "cc", "pw", "ps", "compute_module", "select", "const", "maximum",
     "minimum", "exp", "log", "sqrt", "absf", "absi", "floor", "tanh", "cast", "f32", "f64", "i32",
-    "i64",
+    "i64", "f16", "bf16",
 ]  # fmt: skip
 
 index = IndexType()
@@ -419,16 +422,19 @@ def compute_module(
     combine: Sequence[CombineSpec],
     indices: bool = False,
     config: Config | None = None,
+    precision: str = "ieee",
 ) -> ModuleOp:
     """A module with the scalar/combine functions and `func.func @name` holding the op.
 
-    With `indices=True` the scalar function also receives the point's indices.
+    With `indices=True` the scalar function also receives the point's indices. Inputs of
+    type f16 or bf16 reach the scalar function as f32 (`mdh_attrs.read_type`);
+    `precision="tf32"` reads f32 inputs rounded to TF32 (`mdh.ComputeOp`).
     """
     dims, extents = list(sizes), list(sizes.values())
     in_maps = [[parse_view(v, dims) for v in inp.view_list] for inp in inputs]
     out_maps = [parse_view(o.view, dims) for o in outputs]
     out_types = [o.type for o in outputs]
-    scalar_types = [inp.type for inp, maps in zip(inputs, in_maps) for _ in maps]
+    scalar_types = [read_type(inp.type) for inp, maps in zip(inputs, in_maps) for _ in maps]
     funcs = [
         trace_function(
             f"{name}_f", scalar_types + [index] * (len(dims) if indices else 0), scalar, out_types
@@ -459,6 +465,8 @@ def compute_module(
         props["boundary"] = ArrayAttr([StringAttr(inp.boundary) for inp in inputs])
     if config is not None:
         props["config"] = config.to_attr()
+    if precision != "ieee":
+        props["precision"] = StringAttr(precision)
     block = Block(arg_types=in_types)
     op = ComputeOp(name, block.args, props, res_types)
     block.add_ops([op, func.ReturnOp(*op.results)])

@@ -35,6 +35,9 @@ class DeviceInfo:
     """The preset's name (`PRESETS`), for a model that stands in for a device."""
     lowered: str = ""
     """The limits `limited` lowered (`local_mem=262144`), "" for the device's own."""
+    compute_capability: tuple[int, int] = (0, 0)
+    """NVIDIA's compute capability (major, minor), read through the OpenCL extension
+    `cl_nv_device_attribute_query`; (0, 0) on other devices (PoCL)."""
 
     @staticmethod
     def from_cl(device) -> DeviceInfo:
@@ -52,6 +55,7 @@ class DeviceInfo:
             platform=device.platform.name.strip(),
             driver=device.driver_version.strip(),
             global_mem=device.global_mem_size,
+            compute_capability=nvidia_compute_capability(device),
         )
 
     def limited(self, text: str) -> DeviceInfo:
@@ -90,11 +94,33 @@ class DeviceInfo:
         return any(p in self.platform for p in ("NVIDIA", "Portable Computing Language"))
 
     @property
+    def tensor_cores(self) -> bool:
+        """Whether the device has the tensor cores a warp-level `mma.sync` lowering needs:
+        TF32 m16n8k8 and FP16/BF16 m16n8k16 with f32 accumulators, NVIDIA's compute
+        capability 8.0 (A100) and later. PoCL never has them."""
+        return self.compute_capability >= (8, 0)
+
+    @property
     def key(self) -> str:
         """Identifies the device in the tuning database; a model with lowered limits has
         its own results (the device's may not fit it)."""
         key = f"{self.platform}|{self.name}|{self.driver}"
         return f"{key}|{self.lowered}" if self.lowered else key
+
+
+CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV = 0x4000
+CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV = 0x4001
+
+
+def nvidia_compute_capability(device) -> tuple[int, int]:
+    """The compute capability of a pyopencl `device` whose extensions list
+    `cl_nv_device_attribute_query` (NVIDIA's OpenCL), (0, 0) for any other."""
+    if "cl_nv_device_attribute_query" not in device.extensions.split():
+        return (0, 0)
+    return (
+        device.get_info(CL_DEVICE_COMPUTE_CAPABILITY_MAJOR_NV),
+        device.get_info(CL_DEVICE_COMPUTE_CAPABILITY_MINOR_NV),
+    )
 
 
 LIMITS = ("max_wg_size", "local_mem", "private_elems", "global_mem")
@@ -108,9 +134,9 @@ PRESETS = {
     ),
     "gpu": DeviceInfo(
         "gpu", "generic GPU", 1024, (1024, 1024, 64), 48 * 1024, 132, 512,
-        platform="NVIDIA CUDA", global_mem=80 * 2**30, preset="gpu",
+        platform="NVIDIA CUDA", global_mem=80 * 2**30, preset="gpu", compute_capability=(9, 0),
     ),
 }  # fmt: skip
 """Device classes for lowering without a device at hand (`mdh-opt`): PoCL on a CPU, and
-an NVIDIA (H100-class: 132 compute units, 80 GiB of global memory) GPU; 16 GiB of host
-memory for the CPU class."""
+an NVIDIA (H100-class: 132 compute units, 80 GiB of global memory, compute capability
+9.0, with tensor cores) GPU; 16 GiB of host memory for the CPU class."""

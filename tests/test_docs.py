@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 DOCS = Path(__file__).parent.parent / "docs"
-FRONT_ENDS = ["python-interface.md", "loop-form.md", "linalg.md"]
+FRONT_ENDS = ["python-interface.md", "loop-form.md", "linalg.md", "reduced-precision.md"]
 
 
 @pytest.mark.parametrize("page", FRONT_ENDS)

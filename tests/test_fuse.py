@@ -4,6 +4,8 @@ awkward sizes) gives its reference result on the test device."""
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from xdsl.context import Context
@@ -239,3 +241,24 @@ def test_compile_module_fuses_on_request() -> None:
     assert len(plain.ops) == 3 and [op.comp_name.data for op in one.ops] == ["mm_bias_relu"]
     for program in (plain, one):
         np.testing.assert_allclose(program(*args)[0], want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    "change, reason",
+    [
+        (('out_types = [f32]}\n    (%r, %w)', 'out_types = [f32], precision = "tf32"}\n    (%r, %w)'),
+         'the consumer reads its inputs as tf32 (precision = "tf32"), an epilogue reads them as they are'),
+        (("%w: memref<6xf32>", "%w: memref<6xbf16>"), "the consumer reads f16 or bf16 inputs, which an epilogue does not"),
+    ],
+)  # fmt: skip
+def test_a_consumer_of_reduced_precision_inputs_stays(change, reason) -> None:
+    """A consumer that reads its inputs rounded (TF32) or widened (bf16) is not fused: an
+    epilogue reads its inputs as they are, so fusing would change its result."""
+    text = row_sum_scale(6, 5).replace(*change)
+    if "bf16" in change[1]:
+        text = text.replace("inp_types = [f32, f32], mda_size = [6]", "inp_types = [f32, bf16], mda_size = [6]")
+        text = text.replace("(memref<6xf32>, memref<6xf32>) -> memref<6xf32>", "(memref<6xf32>, memref<6xbf16>) -> memref<6xf32>")
+    module = parse(text)
+    with pytest.warns(FusionRemark, match=re.escape(f'"row_sum" not fused: {reason}')):
+        MDHFuse().apply(Context(), module)
+    assert [op.comp_name.data for op in computes(module)] == ["row_sum", "scale"]

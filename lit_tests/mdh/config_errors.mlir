@@ -458,7 +458,7 @@ func.func @mul(%a: f32, %b: f32) -> f32 {
   func.return %r : f32
 }
 func.func @mv(%M: memref<8x4xf32>, %v: memref<4xf32>) -> memref<8xf32> {
-  // CHECK-NEXT: {{.*}}config_errors.mlir:[[# @LINE + 1]]:3: error: mdh.compute "mv": config: unknown key 'tile' (known: num_wg, num_wi, lt_size, pt_size, inp_mem, res_mem, ocl_dim, buf_layout, loop_order, combine_layer, vector_width, unroll, prefetch, lcl_pad, wg_combine)
+  // CHECK-NEXT: {{.*}}config_errors.mlir:[[# @LINE + 1]]:3: error: mdh.compute "mv": config: unknown key 'tile' (known: num_wg, num_wi, lt_size, pt_size, inp_mem, res_mem, ocl_dim, buf_layout, loop_order, combine_layer, vector_width, unroll, prefetch, lcl_pad, wg_combine, mma)
   %w = mdh.compute "mv"
     {inp_view = [[affine_map<(i, k) -> (i, k)>], [affine_map<(i, k) -> (k)>]],
      md_hom = {scalar_func = @mul, combine_ops = ["cc", ["pw", "add"]]},

@@ -110,7 +110,7 @@ func.func @mul(%a: f16, %b: f16) -> f16 {
   func.return %r : f16
 }
 func.func @mv(%M: memref<8x4xf16>, %v: memref<4xf16>) -> memref<8xf16> {
-  // CHECK-NEXT: {{.*}}verify_types.mlir:[[# @LINE + 1]]:3: error: mdh.compute "mv": inp_types: unsupported element type f16 (expected f32, f64, i32 or i64)
+  // CHECK-NEXT: {{.*}}verify_types.mlir:[[# @LINE + 1]]:3: error: mdh.compute "mv": out_types: unsupported element type f16 (expected f32, f64, i32 or i64) (f16 and bf16 are input types: outputs are computed in f32)
   %w = mdh.compute "mv"
     {inp_view = [[affine_map<(i, k) -> (i, k)>], [affine_map<(i, k) -> (k)>]],
      md_hom = {scalar_func = @mul, combine_ops = ["cc", ["pw", "add"]]},
@@ -118,6 +118,78 @@ func.func @mv(%M: memref<8x4xf16>, %v: memref<4xf16>) -> memref<8xf16> {
     {inp_types = [f16, f16], mda_size = [8, 4], out_types = [f16]}
     (%M, %v) : (memref<8x4xf16>, memref<4xf16>) -> memref<8xf16>
   func.return %w : memref<8xf16>
+}
+
+// -----
+
+func.func @mul(%a: i16, %b: i16) -> i32 {
+  %x = arith.extsi %a : i16 to i32
+  %y = arith.extsi %b : i16 to i32
+  %r = arith.muli %x, %y : i32
+  func.return %r : i32
+}
+func.func @mv(%M: memref<8x4xi16>, %v: memref<4xi16>) -> memref<8xi32> {
+  // CHECK-NEXT: {{.*}}verify_types.mlir:[[# @LINE + 1]]:3: error: mdh.compute "mv": inp_types: unsupported element type i16 (expected f32, f64, i32, i64, f16 or bf16)
+  %w = mdh.compute "mv"
+    {inp_view = [[affine_map<(i, k) -> (i, k)>], [affine_map<(i, k) -> (k)>]],
+     md_hom = {scalar_func = @mul, combine_ops = ["cc", ["pw", "add"]]},
+     out_view = [[affine_map<(i, k) -> (i)>]]}
+    {inp_types = [i16, i16], mda_size = [8, 4], out_types = [i32]}
+    (%M, %v) : (memref<8x4xi16>, memref<4xi16>) -> memref<8xi32>
+  func.return %w : memref<8xi32>
+}
+
+// -----
+
+// A bf16 input is read as f32: a scalar function taking bf16 is refused.
+func.func @mul(%a: bf16, %b: f32) -> f32 {
+  %x = arith.extf %a : bf16 to f32
+  %r = arith.mulf %x, %b : f32
+  func.return %r : f32
+}
+func.func @mv(%M: memref<8x4xbf16>, %v: memref<4xf32>) -> memref<8xf32> {
+  // CHECK-NEXT: {{.*}}verify_types.mlir:[[# @LINE + 1]]:3: error: mdh.compute "mv": md_hom: scalar_func @mul takes (bf16, f32); expected one argument per input access (f32, f32; f16 and bf16 inputs are read as f32), optionally followed by 2 index arguments
+  %w = mdh.compute "mv"
+    {inp_view = [[affine_map<(i, k) -> (i, k)>], [affine_map<(i, k) -> (k)>]],
+     md_hom = {scalar_func = @mul, combine_ops = ["cc", ["pw", "add"]]},
+     out_view = [[affine_map<(i, k) -> (i)>]]}
+    {inp_types = [bf16, f32], mda_size = [8, 4], out_types = [f32]}
+    (%M, %v) : (memref<8x4xbf16>, memref<4xf32>) -> memref<8xf32>
+  func.return %w : memref<8xf32>
+}
+
+// -----
+
+func.func @mul(%a: f32, %b: f32) -> f32 {
+  %r = arith.mulf %a, %b : f32
+  func.return %r : f32
+}
+func.func @mv(%M: memref<8x4xf32>, %v: memref<4xf32>) -> memref<8xf32> {
+  // CHECK-NEXT: {{.*}}verify_types.mlir:[[# @LINE + 1]]:3: error: mdh.compute "mv": precision: unknown precision "fp8" (expected one of ['ieee', 'tf32'])
+  %w = mdh.compute "mv"
+    {inp_view = [[affine_map<(i, k) -> (i, k)>], [affine_map<(i, k) -> (k)>]],
+     md_hom = {scalar_func = @mul, combine_ops = ["cc", ["pw", "add"]]},
+     out_view = [[affine_map<(i, k) -> (i)>]]}
+    {inp_types = [f32, f32], mda_size = [8, 4], out_types = [f32], precision = "fp8"}
+    (%M, %v) : (memref<8x4xf32>, memref<4xf32>) -> memref<8xf32>
+  func.return %w : memref<8xf32>
+}
+
+// -----
+
+func.func @mul(%a: f32, %b: f32) -> f32 {
+  %r = arith.mulf %a, %b : f32
+  func.return %r : f32
+}
+func.func @mv(%M: memref<8x4xf32>, %v: memref<4xf16>) -> memref<8xf32> {
+  // CHECK-NEXT: {{.*}}verify_types.mlir:[[# @LINE + 1]]:3: error: mdh.compute "mv": precision: "tf32" rounds f32 inputs, but input 1 has element type f16
+  %w = mdh.compute "mv"
+    {inp_view = [[affine_map<(i, k) -> (i, k)>], [affine_map<(i, k) -> (k)>]],
+     md_hom = {scalar_func = @mul, combine_ops = ["cc", ["pw", "add"]]},
+     out_view = [[affine_map<(i, k) -> (i)>]]}
+    {inp_types = [f32, f16], mda_size = [8, 4], out_types = [f32], precision = "tf32"}
+    (%M, %v) : (memref<8x4xf32>, memref<4xf16>) -> memref<8xf32>
+  func.return %w : memref<8xf32>
 }
 
 // -----

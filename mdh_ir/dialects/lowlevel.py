@@ -16,7 +16,14 @@ ops step by step (DESIGN.md section 5):
   the vector versions of scalar functions `mask_compare`, `mask_select` and `convert`
   (xDSL's arith compares, select and casts take scalars only);
 - `lowlevel-prefetch`: the `staged` halves of a `copy`, `slot` (one of a local tile's two
-  buffers).
+  buffers);
+- `lowlevel-expand`: `load_widened`, the read of a 16-bit float element (f16, bf16) as
+  the f32 of its value;
+- `mdh-tile`: `round_tf32`, an f32 input read as TF32 (`precision = "tf32"`).
+
+16-bit float elements (f16, bf16: inputs only) stay 16-bit in every memory, global,
+local and private: copies move them as they are, and only `load_widened` reads one as a
+value. A `view_load` of such a buffer gives the f32 (`mdh_attrs.read_type`).
 
 `lowlevel-expand` rewrites `tile_for`, `view_load`, `copy` and a kernel's `fill` into
 scf/arith/memref, leaving only what the OpenCL printer maps one-to-one (a host
@@ -50,6 +57,7 @@ from xdsl.dialects.builtin import (
     SymbolRefAttr,
     UnitAttr,
     VectorType,
+    f32,
 )
 from xdsl.dialects.utils import parse_func_op_like, print_func_op_like
 from xdsl.ir import Attribute, Block, Dialect, Region, SSAValue
@@ -80,6 +88,8 @@ from xdsl.traits import (
     SymbolOpInterface,
 )
 from xdsl.utils.exceptions import VerifyException
+
+from mdh_ir.dialects.mdh_attrs import STORAGE_TYPES, read_type
 
 LOCAL_SIZE_ATTR = "local_size"
 """Kernel attribute: the work-group size every launch of the kernel uses."""
@@ -250,6 +260,8 @@ class ViewLoadOp(IRDLOperation):
 
     With a vector result of N lanes (`mdh-vectorize`), it reads N consecutive elements
     along the last axis, from the position the map gives (boundary "none" only).
+
+    Its result is the element's read type (`read_type`: f32 for f16 and bf16 buffers).
     """
 
     name = "lowlevel.view_load"
@@ -278,7 +290,7 @@ class ViewLoadOp(IRDLOperation):
         limits: Sequence[SSAValue] = (),
     ):
         assert isinstance(source.type, MemRefType)
-        elem = source.type.element_type
+        elem = read_type(source.type.element_type)
         super().__init__(
             operands=[source, dims, syms, limits],
             properties={"map": amap, "boundary": StringAttr(boundary)},
@@ -288,13 +300,66 @@ class ViewLoadOp(IRDLOperation):
     def verify_(self) -> None:
         if self.limits and len(self.limits) != len(self.dims):
             raise VerifyException("limits: none, or one per dim")
-        elem = self.source.type.element_type  # type: ignore[attr-defined]
+        elem = read_type(self.source.type.element_type)  # type: ignore[attr-defined]
         t = self.result.type
         if isinstance(t, VectorType):
             if t.element_type != elem or self.boundary.data != "none":
-                raise VerifyException("a vector view_load reads its buffer's type, boundary none")
+                raise VerifyException("a vector view_load reads its buffer's read type, boundary none")
         elif t != elem:
-            raise VerifyException(f"result type {t} differs from the buffer's {elem}")
+            raise VerifyException(f"result type {t} differs from the buffer's read type {elem}")
+
+
+
+@irdl_op_definition
+class LoadWidenedOp(IRDLOperation):
+    """Read the 16-bit float element (f16 or bf16) of `memref` at `indices` as the f32 of
+    its value; with a vector result of N lanes, N consecutive elements along the last
+    axis. (OpenCL C without `cl_khr_fp16`, as NVIDIA's, holds no f16 value: the element
+    stays 16 bits in memory and becomes a float as it is read.)"""
+
+    name = "lowlevel.load_widened"
+    memref = operand_def(MemRefType)
+    indices = var_operand_def(IndexType)
+    result = result_def()
+    traits = traits_def(MemoryReadEffect())
+    assembly_format = "$memref `[` $indices `]` attr-dict `:` type($memref) `->` type($result)"
+
+    def __init__(self, memref: SSAValue, indices: Sequence[SSAValue], lanes: int = 1):
+        super().__init__(
+            operands=[memref, indices],
+            result_types=[read_type(memref.type.element_type) if lanes == 1 else VectorType(f32, [lanes])],  # type: ignore
+        )
+
+    def verify_(self) -> None:
+        elem = self.memref.type.element_type  # type: ignore[attr-defined]
+        if not isinstance(elem, STORAGE_TYPES):
+            raise VerifyException(f"load_widened reads f16 or bf16 elements, not {elem}")
+        t = self.result.type
+        if (t.element_type if isinstance(t, VectorType) else t) != f32:
+            raise VerifyException(f"load_widened gives f32 or a vector of f32, not {t}")
+        if len(self.indices) != self.memref.type.get_num_dims():  # type: ignore[attr-defined]
+            raise VerifyException("one index per axis of the memref")
+
+
+@irdl_op_definition
+class RoundTF32Op(IRDLOperation):
+    """`input` (f32, or a vector of f32) rounded to TF32: 10 mantissa bits, round to
+    nearest, ties to even; NaN kept (`semantics.precision.round_tf32` is its reference)."""
+
+    name = "lowlevel.round_tf32"
+    T: ClassVar = VarConstraint("T", base(Attribute))
+    input = operand_def(T)
+    result = result_def(T)
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` type($input)"
+
+    def __init__(self, input: SSAValue):
+        super().__init__(operands=[input], result_types=[input.type])
+
+    def verify_(self) -> None:
+        t = self.input.type
+        if (t.element_type if isinstance(t, VectorType) else t) != f32:
+            raise VerifyException(f"round_tf32 takes and gives f32 or a vector of f32, not {t}")
 
 
 @irdl_op_definition
@@ -778,6 +843,8 @@ LowLevel = Dialect(
         ParForOp,
         TileForOp,
         ViewLoadOp,
+        LoadWidenedOp,
+        RoundTF32Op,
         AccumulateOp,
         CopyOp,
         ViewOp,

@@ -11,7 +11,14 @@ Syntax (the MDH MLIR interface of the seed papers):
 
 The first dictionary may also hold `boundary = ["none", "clamp", ...]` (one entry per
 input buffer) and an `epilogue` (below), the second `config = #mdh.config<...>` (the
-tuning configuration).
+tuning configuration) and `precision = "tf32"` (below).
+
+Input element types may also be `f16` and `bf16` (storage only): each element is read
+as the f32 of the same value, which the scalar function takes (`mdh_attrs.read_type`);
+outputs are f32, f64, i32 or i64. `precision` says what f32 inputs are read as: `"ieee"`
+(the default) as they are, `"tf32"` rounded to TF32 (10 mantissa bits, round to nearest
+even) first, as tensor cores read them; only the user asks for it, never a
+configuration.
 
 An epilogue (what `mdh-fuse` makes of a point-wise consumer) is a scalar function
 applied to each final output value, after every combine:
@@ -59,12 +66,12 @@ from xdsl.printer import Printer
 from xdsl.traits import SymbolTable
 from xdsl.utils.exceptions import VerifyException
 
-from mdh_ir.dialects.mdh_attrs import Combine
+from mdh_ir.dialects.mdh_attrs import Combine, read_type
 from mdh_ir.dialects.mdh_config import ConfigAttr
 from mdh_ir.dialects.mdh_verify import verify_compute
 
 VIEW_KEYS = ("inp_view", "md_hom", "out_view", "boundary", "epilogue")
-TYPE_KEYS = ("inp_types", "mda_size", "out_types", "config")
+TYPE_KEYS = ("inp_types", "mda_size", "out_types", "config", "precision")
 REQUIRED_KEYS = ("inp_view", "md_hom", "out_view", "inp_types", "mda_size", "out_types")
 
 
@@ -87,6 +94,7 @@ class ComputeOp(IRDLOperation):
     out_types = prop_def(ArrayAttr)
     boundary = opt_prop_def(ArrayAttr)
     config = opt_prop_def(ConfigAttr)
+    precision = opt_prop_def(StringAttr)
     epilogue = opt_prop_def(DictionaryAttr)
 
     ASSEMBLY_KEYS: ClassVar[tuple[tuple[str, ...], ...]] = (VIEW_KEYS, TYPE_KEYS)
@@ -145,6 +153,16 @@ class ComputeOp(IRDLOperation):
     @property
     def input_element_types(self) -> list[Attribute]:
         return list(self.inp_types.data)
+
+    @property
+    def input_read_types(self) -> list[Attribute]:
+        """Per input buffer, the type its elements are read as (`read_type`)."""
+        return [read_type(t) for t in self.inp_types.data]
+
+    @property
+    def input_precision(self) -> str:
+        """What f32 inputs are read as: "ieee" (the default) or "tf32"."""
+        return self.precision.data if self.precision is not None else "ieee"
 
     @property
     def output_element_types(self) -> list[Attribute]:

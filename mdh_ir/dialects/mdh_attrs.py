@@ -1,5 +1,6 @@
-"""The vocabulary of `mdh.compute`'s attributes: element types, combine operators
-(`cc`, `pw(f)`, `ps(f)`), boundary modes and index arguments of scalar functions."""
+"""The vocabulary of `mdh.compute`'s attributes: element types, precisions, combine
+operators (`cc`, `pw(f)`, `ps(f)`), boundary modes and index arguments of scalar
+functions."""
 
 from __future__ import annotations
 
@@ -7,12 +8,15 @@ from dataclasses import dataclass
 
 from xdsl.dialects.builtin import (
     ArrayAttr,
+    BFloat16Type,
+    Float16Type,
     Float32Type,
     Float64Type,
     IndexType,
     IntegerType,
     StringAttr,
     SymbolRefAttr,
+    f32,
 )
 from xdsl.dialects.func import FuncOp
 from xdsl.ir import Attribute
@@ -31,11 +35,31 @@ SCALAR_TYPES = (Float32Type, Float64Type)
 SCALAR_INT_WIDTHS = (32, 64)
 
 
+STORAGE_TYPES = (Float16Type, BFloat16Type)
+"""Element types of inputs only, stored in 16 bits and read as f32 (exactly)."""
+
+PRECISIONS = ("ieee", "tf32")
+"""What an op's f32 inputs are read as: `ieee` as they are (the default), `tf32` rounded
+to TF32 (10 mantissa bits, round to nearest even), as tensor cores read them; asked for
+by the user (`precision = "tf32"`), never chosen by a configuration."""
+
+
 def is_scalar_type(t: Attribute) -> bool:
     """The element types MDH computations may use: f32, f64, i32, i64."""
     if isinstance(t, SCALAR_TYPES):
         return True
     return isinstance(t, IntegerType) and t.width.data in SCALAR_INT_WIDTHS
+
+
+def is_input_type(t: Attribute) -> bool:
+    """The element types of an md_hom's inputs: the scalar types, f16 and bf16."""
+    return is_scalar_type(t) or isinstance(t, STORAGE_TYPES)
+
+
+def read_type(t: Attribute) -> Attribute:
+    """The type an input element of type `t` is read as, and the scalar function takes:
+    f32 for the 16-bit storage types, `t` itself otherwise."""
+    return f32 if isinstance(t, STORAGE_TYPES) else t
 
 
 @dataclass(frozen=True)

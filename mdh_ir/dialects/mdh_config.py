@@ -24,6 +24,7 @@ from mdh_ir.errors import ConfigError
 CONFIG_KEYS = (
     "num_wg", "num_wi", "lt_size", "pt_size", "inp_mem", "res_mem", "ocl_dim", "buf_layout",
     "loop_order", "combine_layer", "vector_width", "unroll", "prefetch", "lcl_pad", "wg_combine",
+    "mma",
 )  # fmt: skip
 """The keys, in the order of `mdh_ir.schedule.config.Config`'s fields."""
 
@@ -32,6 +33,9 @@ PT_MEM = ("glb", "prv")
 RES_MEM = ("prv", "lcl", "glb")
 COMBINE_LAYERS = ("end", "lt", "pt")
 WG_COMBINES = ("kernel", "last")
+MMA = ("none", "tf32", "f16", "bf16")
+"""Tensor-core decisions: none, or warp-level `mma.sync` fragments of TF32, FP16 or BF16
+inputs (rules `tensor-cores`, `mma-inputs`, `implemented` of `schedule.constraints`)."""
 MAX_LCL_PAD = 8
 
 ConfigValue = int | str | list["ConfigValue"]
@@ -247,3 +251,6 @@ class _Shape:
 
     def check_wg_combine(self, key: str, value: Any) -> None:
         self.one_of(key, value, WG_COMBINES)
+
+    def check_mma(self, key: str, value: Any) -> None:
+        self.one_of(key, value, MMA)

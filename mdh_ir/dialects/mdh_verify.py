@@ -10,6 +10,7 @@ from __future__ import annotations
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     ArrayAttr,
+    Float32Type,
     IntegerAttr,
     IntegerType,
     MemRefType,
@@ -25,9 +26,12 @@ from mdh_ir.affine import dim_of, linear_results
 from mdh_ir.dialects.mdh_attrs import (
     BOUNDARY_MODES,
     INTEGER_ONLY_COMBINES,
+    PRECISIONS,
     Combine,
     index_args_allowed,
+    is_input_type,
     is_scalar_type,
+    read_type,
 )
 from mdh_ir.dialects.mdh_config import config_entries
 from mdh_ir.dialects.scalar_ops import function_problem
@@ -56,6 +60,7 @@ class _Checker:
         sizes = self.check_sizes()
         self.check_types("inp_types", op.inp_types, len(op.inputs), "input buffers")
         self.check_types("out_types", op.out_types, len(op.outputs), "results")
+        self.check_precision()
         combines = self.check_combines(len(sizes))
         self.check_operand_types()
         self.check_host_signature()
@@ -85,9 +90,26 @@ class _Checker:
     def check_types(self, attr: str, types: ArrayAttr, expected: int, what: str) -> None:
         if len(types.data) != expected:
             self.fail(attr, f"{len(types.data)} types for {expected} {what}")
+        inputs = attr == "inp_types"
         for t in types.data:
-            if not is_scalar_type(t):
-                self.fail(attr, f"unsupported element type {t} (expected f32, f64, i32 or i64)")
+            if inputs and not is_input_type(t):
+                self.fail(attr, f"unsupported element type {t} (expected f32, f64, i32, i64, f16 or bf16)")
+            if not inputs and not is_scalar_type(t):
+                only = " (f16 and bf16 are input types: outputs are computed in f32)" if is_input_type(t) else ""
+                self.fail(attr, f"unsupported element type {t} (expected f32, f64, i32 or i64){only}")
+
+    def check_precision(self) -> None:
+        """`precision` is one of `PRECISIONS`; "tf32" rounds f32 inputs, so every input
+        is f32."""
+        p = self.op.precision
+        if p is None:
+            return
+        if p.data not in PRECISIONS:
+            self.fail("precision", f'unknown precision "{p.data}" (expected one of {list(PRECISIONS)})')
+        if p.data == "tf32":
+            for b, t in enumerate(self.op.inp_types.data):
+                if not isinstance(t, Float32Type):
+                    self.fail("precision", f'"tf32" rounds f32 inputs, but input {b} has element type {t}')
 
     def check_operand_types(self) -> None:
         op = self.op
@@ -242,7 +264,7 @@ class _Checker:
         if func is None:
             self.fail("md_hom", f"scalar_func @{name} is not a func.func in this module")
         scalars: list[Attribute] = [
-            t for t, maps in zip(op.inp_types.data, op.input_maps) for _ in maps
+            read_type(t) for t, maps in zip(op.inp_types.data, op.input_maps) for _ in maps
         ]
         ftype = func.function_type  # type: ignore[union-attr]
         inputs = list(ftype.inputs.data)
@@ -250,10 +272,12 @@ class _Checker:
             inputs[: len(scalars)] == scalars
             and index_args_allowed(func, len(scalars), op.rank)  # type: ignore[arg-type]
         ):
+            widened = op.input_read_types != list(op.inp_types.data)
             self.fail(
                 "md_hom",
                 f"scalar_func @{name} takes ({', '.join(map(str, inputs))}); expected one "
-                f"argument per input access ({', '.join(map(str, scalars))}), optionally "
+                f"argument per input access ({', '.join(map(str, scalars))}"
+                f"{'; f16 and bf16 inputs are read as f32' if widened else ''}), optionally "
                 f"followed by {op.rank} index arguments",
             )
         if list(ftype.outputs.data) != list(op.out_types.data):

@@ -10,6 +10,12 @@ out, the symbol kept in a comment). Index values are 32-bit `int` (the constrain
 keeps every index below 2^31). Host functions print as a comment block describing
 buffers, fills and launches. A `lowlevel.fence` prints as `MDH_DEVICE_FENCE()`,
 defined at the top (`DEVICE_FENCE`).
+
+16-bit floats (f16, bf16) are stored as `ushort` in every memory (OpenCL C without
+`cl_khr_fp16`, as NVIDIA's, declares no `half` variable or array), their constants as
+their bits, so copies move the bits; `lowlevel.load_widened` reads an f16 element with
+the core `vload_half` (`vload_halfN`) through a `half` pointer, a bf16 one as the upper
+half of a float's bits (`as_float((uint)x << 16)`).
 """
 
 from __future__ import annotations
@@ -18,9 +24,13 @@ import math
 from collections.abc import Callable
 from typing import IO
 
+import ml_dtypes
+import numpy as np
 from xdsl.dialects import arith, func, math as mmath, memref, scf, vector
 from xdsl.dialects.builtin import (
+    BFloat16Type,
     DenseArrayBase,
+    Float16Type,
     Float32Type,
     Float64Type,
     FloatAttr,
@@ -38,6 +48,8 @@ from mdh_ir.dialects.lowlevel import (
     LOCAL_SIZE_ATTR,
     AtomicIncOp,
     BarrierOp,
+    LoadWidenedOp,
+    RoundTF32Op,
     ConvertOp,
     FenceOp,
     GroupIdOp,
@@ -66,6 +78,8 @@ def c_type(t: Attribute) -> str:
         return "float"
     if isinstance(t, Float64Type):
         return "double"
+    if isinstance(t, Float16Type | BFloat16Type):
+        return "ushort"
     if isinstance(t, IndexType):
         return "int"
     if isinstance(t, IntegerType):
@@ -128,6 +142,9 @@ def qualifier(t: Attribute) -> str:
 
 
 def literal(attr: Attribute) -> str:
+    if isinstance(attr, FloatAttr) and isinstance(attr.type, Float16Type | BFloat16Type):
+        dtype = np.float16 if isinstance(attr.type, Float16Type) else ml_dtypes.bfloat16
+        return f"0x{int(np.array(attr.value.data, dtype).view(np.uint16)):04x}"
     if isinstance(attr, FloatAttr):
         value = attr.value.data
         suffix = "f" if isinstance(attr.type, Float32Type) else ""
@@ -398,6 +415,30 @@ class OpenCLPrinter:
             lanes = op.vector.type.get_shape()[0]  # type: ignore[attr-defined]
             self.line(f"vstore{lanes}({value}, (size_t)0, {self.address(op)});")
 
+    def print_load_widened(self, op: LoadWidenedOp) -> None:
+        t = op.result.type
+        lanes = t.get_shape()[0] if isinstance(t, VectorType) else None
+        n = "" if lanes is None else str(lanes)
+        address = f"{self.name(op.memref)} + {self.index(op.memref, op.indices)}"
+        if isinstance(op.memref.type.element_type, Float16Type):  # type: ignore[attr-defined]
+            pointer = f"(const {qualifier(op.memref.type)}half*)({address})"
+            self.define(op.result, f"vload_half{n}((size_t)0, {pointer})")
+        elif lanes is None:
+            self.define(op.result, f"as_float((uint)*({address}) << 16)")
+        else:
+            self.define(op.result, f"as_float{n}(convert_uint{n}(vload{n}((size_t)0, {address})) << 16)")
+
+    def print_round_tf32(self, op: RoundTF32Op) -> None:
+        """Round to nearest even at mantissa bit 13 (`RoundTF32Op`), NaN kept."""
+        t, x = op.input.type, self.name(op.input)
+        n = str(t.get_shape()[0]) if isinstance(t, VectorType) else ""
+        bits = f"as_uint{n}({x})"
+        rounded = f"as_float{n}(({bits} + 0xfffu + (({bits} >> 13) & 1u)) & 0xffffe000u)"
+        if n:
+            self.define(op.result, f"select({rounded}, {x}, isnan({x}))")
+        else:
+            self.define(op.result, f"isnan({x}) ? {x} : {rounded}")
+
     def print_broadcast(self, op: vector.BroadcastOp) -> None:
         self.define(op.vector, f"({c_type(op.vector.type)})({self.name(op.source)})")
 
@@ -502,6 +543,8 @@ class OpenCLPrinter:
         vector.LoadOp: print_vector_load,
         vector.StoreOp: print_vector_store,
         vector.BroadcastOp: print_broadcast,
+        LoadWidenedOp: print_load_widened,
+        RoundTF32Op: print_round_tf32,
         vector.ExtractOp: print_extract,
         scf.ForOp: print_for,
         scf.IfOp: print_if,

@@ -27,7 +27,9 @@ them as `inp['x', 0]`, `inp['x', 1]`, ... (`inp['x']` is the first). A scalar fu
 `g(res, lhs, rhs)` writing `res['w'] = ...` from `lhs['w']` and `rhs['w']`. The
 declarations `out(...)`/`inp(...)` are optional; `Buffer(T, boundary, shape)` gives an
 input's boundary mode and shape. Scalars are traced as in `mdh_ir.builder` (`select`,
-`maximum`, `exp`, `cast`, ...).
+`maximum`, `exp`, `cast`, ...). Inputs may be `Buffer[f16]` or `Buffer[bf16]` (read as
+f32; numpy `float16` and `ml_dtypes.bfloat16` arrays), and `@mdh(..., precision="tf32")`
+reads f32 inputs rounded to TF32.
 """
 
 from __future__ import annotations
@@ -299,8 +301,10 @@ def _declared(views: Views, decls: dict[str, Buffer] | None, what: str) -> dict[
 def build_module(
     name: str, outs: Views, hom: MdHom, ins: Views,
     out_decl: dict[str, Buffer] | None = None, inp_decl: dict[str, Buffer] | None = None,
+    precision: str = "ieee",
 ) -> ModuleOp:  # fmt: skip
-    """The `mdh.compute` module of `out_view`, `md_hom`, `inp_view` (and declarations)."""
+    """The `mdh.compute` module of `out_view`, `md_hom`, `inp_view` (and declarations);
+    `precision="tf32"` reads its f32 inputs as TF32."""
     rank = len(hom.sizes)
     out_buffers = _declared(outs, out_decl, "out")
     inputs = [
@@ -321,6 +325,7 @@ def build_module(
         scalar=_scalar_function(hom.scalar, {n: len(v) for n, v in ins.lambdas.items()}, names),
         combine=[combine_spec(c, names) for c in hom.combine],
         indices=_takes_indices(hom.scalar, rank),
+        precision=precision,
     )
 
 
@@ -364,11 +369,14 @@ def _unpack(outputs: list[np.ndarray]) -> np.ndarray | tuple:
     return outputs[0] if len(outputs) == 1 else tuple(outputs)
 
 
-def mdh(out_decl: dict[str, Buffer] | None = None, inp_decl: dict[str, Buffer] | None = None):
-    """Decorator: a function returning `(out_view, md_hom, inp_view)` -> `Computation`."""
+def mdh(
+    out_decl: dict[str, Buffer] | None = None, inp_decl: dict[str, Buffer] | None = None, precision: str = "ieee"
+):
+    """Decorator: a function returning `(out_view, md_hom, inp_view)` -> `Computation`;
+    `precision="tf32"` reads f32 inputs rounded to TF32 (`mdh.ComputeOp`)."""
 
     def decorate(define: Callable[[], tuple[Views, MdHom, Views]]) -> Computation:
         outs, hom, ins = define()
-        return Computation(build_module(define.__name__, outs, hom, ins, out_decl, inp_decl))
+        return Computation(build_module(define.__name__, outs, hom, ins, out_decl, inp_decl, precision))
 
     return decorate

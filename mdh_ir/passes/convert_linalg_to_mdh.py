@@ -33,7 +33,9 @@ becomes `mdh.compute` with the input maps as `inp_view`, the output maps as `out
 - a fill of a memref that no op dropped (one of an argument, one whose buffer an
   elementwise op reads) is a computation of its own, after the others converted;
 - operands are memrefs (identity layout) or tensors, of static shapes and element types
-  f32, f64, i32 or i64. A memref output allocated by `memref.alloc` and only used after
+  f32, f64, i32 or i64, inputs also f16 or bf16: `mdh.compute` reads those as f32, so
+  the body's `arith.extf` of such an element to f32 becomes the scalar function's f32
+  argument, and a body computing on the 16-bit values themselves is refused. A memref output allocated by `memref.alloc` and only used after
   the op is replaced by the result (functions then return it: the host shape that
   `mdh_ir.runtime` and the `opencl` target run); other memref outputs receive it by
   `memref.copy`; tensors pass through `bufferization.to_buffer` and `to_tensor`.
@@ -81,7 +83,7 @@ from xdsl.utils.exceptions import VerifyException
 from mdh_ir.schedule.combine import RECOGNIZED as COMBINE_OPS
 from mdh_ir.schedule.combine import identity
 from mdh_ir.dialects.mdh import Combine, ComputeOp, make_view
-from mdh_ir.dialects.mdh_attrs import is_scalar_type
+from mdh_ir.dialects.mdh_attrs import STORAGE_TYPES, is_input_type, read_type
 from mdh_ir.errors import MDHError
 
 ASSOCIATIVE = "a single associative combine (add, mul, max, min, and, or, xor)"
@@ -154,8 +156,8 @@ def _check_operands(op: Operation) -> None:
             raise _refuse(op, f"operand #{i} has a dynamic shape ({t})")
         if isinstance(t, MemRefType) and not isinstance(t.layout, NoneAttr):
             raise _refuse(op, f"operand #{i} has a non-identity layout ({t})")
-        if not is_scalar_type(t.element_type):
-            raise _refuse(op, f"operand #{i} holds {t.element_type}, not f32, f64, i32 or i64")
+        if not is_input_type(t.element_type):
+            raise _refuse(op, f"operand #{i} holds {t.element_type}, not f32, f64, i32, i64, f16 or bf16")
 
 
 def _shaped(v: SSAValue) -> ShapedType:
@@ -249,11 +251,14 @@ def _scalar_function(loops: _Loops, name: str, parts: _Parts) -> func.FuncOp:
     combined with its output's start at the first point of the reduction dimensions."""
     op, body, rank, args = loops.op, loops.body, len(loops.kinds), parts.args
     indexed = any(isinstance(o, IndexOp) for o in body.ops) or any(parts.starts)
-    types = [a.type for a in args] + [IndexType()] * (rank if indexed else 0)
+    types = [read_type(a.type) for a in args] + [IndexType()] * (rank if indexed else 0)
     block = Block(arg_types=types)
     mapping: dict[SSAValue, SSAValue] = dict(zip(args, block.args))
+    stored = {a for a in args if isinstance(a.type, STORAGE_TYPES)}
 
     def value(v: SSAValue) -> SSAValue:
+        if v in stored:
+            raise _refuse(op, f"its body computes on {v.type} values; f16 and bf16 inputs convert only as read as f32 (arith.extf to f32)")
         if v not in mapping:
             if not isinstance(v.owner, arith.ConstantOp):
                 raise _refuse(op, "its body uses a value defined outside it that is not a constant")
@@ -268,6 +273,8 @@ def _scalar_function(loops: _Loops, name: str, parts: _Parts) -> func.FuncOp:
             continue
         if isinstance(o, IndexOp):
             mapping[o.result] = block.args[len(args) + o.dim.value.data]
+        elif isinstance(o, arith.ExtFOp) and o.input in stored and o.result.type == read_type(o.input.type):
+            mapping[o.result] = mapping[o.input]  # the f32 the element is read as
         elif o.regions or not o.name.startswith(SCALAR_DIALECTS):
             raise _refuse(op, f"its body holds {o.name}; scalar functions hold arith and math ops")
         else:

@@ -7,8 +7,7 @@ from collections.abc import Sequence
 
 from xdsl.dialects import arith, memref, scf
 from xdsl.dialects.builtin import (
-    Float32Type,
-    Float64Type,
+    AnyFloat,
     FloatAttr,
     IndexType,
     IntegerAttr,
@@ -62,7 +61,7 @@ class Emitter:
 
     def scalar(self, value: float | int, t: Attribute) -> SSAValue:
         """A constant of scalar type `t` (float or integer)."""
-        if isinstance(t, Float32Type | Float64Type):
+        if isinstance(t, AnyFloat):
             return self.emit(arith.ConstantOp(FloatAttr(float(value), t)))  # type: ignore[arg-type]
         return self.const(int(value), t)
 

@@ -8,7 +8,8 @@ arith, math, memref.load/store/alloca, func.call, group/local ids, barriers):
   counts that are compile-time constants fold (a `padded` loop's always do); an
   `unroll` attribute carries over;
 - `view_load` becomes index arithmetic, the boundary mode's index fix-up, and a load
-  (a `vector.load` for a vector result);
+  (a `vector.load` for a vector result; a `load_widened` from a 16-bit float buffer,
+  whose elements copies move as they are);
 - `copy` becomes a loop over the box's elements strided by the number of workers; when
   a worker has at most `COPY_UNROLL` turns, the loop runs over the turns and is fully
   unrolled, so that its loads are in flight together (a loop from the worker's id
@@ -67,11 +68,13 @@ from mdh_ir.dialects.lowlevel import (
     CopyOp,
     FillOp,
     KernelOp,
+    LoadWidenedOp,
     TileForOp,
     ViewLoadOp,
     ViewOp,
     memory_space,
 )
+from mdh_ir.dialects.mdh_attrs import STORAGE_TYPES
 from mdh_ir.passes.align_vectors import divisor
 from mdh_ir.passes.emit import Emitter, Value, constant_value, i1
 from mdh_ir.passes.kernel_stage import rewritten_by
@@ -179,18 +182,20 @@ def inside(e: Emitter, index: Sequence[SSAValue], extents: Sequence[int]) -> SSA
 
 def read(
     e: Emitter, mem: SSAValue, index: Sequence[SSAValue], perm: Sequence[int], mode: str,
-    extents: Sequence[int] | None = None, checked: Sequence[int] | None = None,
+    extents: Sequence[int] | None = None, checked: Sequence[int] | None = None, widened: bool = False,
 ) -> SSAValue:
     """Load logical position `index` of `mem` (axis i of mem holds logical axis perm[i]);
     `extents`: the logical extents of its data (default: its shape); `checked`: the
-    logical axes whose index may leave them (default: all)."""
+    logical axes whose index may leave them (default: all); `widened`: a 16-bit float
+    element read as its f32 value (`lowlevel.load_widened`), else as stored."""
     if extents is None:
         shape = mem.type.get_shape()  # type: ignore[attr-defined]
         extents = [shape[perm.index(a)] for a in range(len(perm))]
     if checked is None:
         checked = range(len(index))
     fixed = [fix_index(e, j, n, mode) if a in checked else j for a, (j, n) in enumerate(zip(index, extents))]
-    value = e.load(mem, [fixed[a] for a in perm])
+    at = [fixed[a] for a in perm]
+    value = e.emit(LoadWidenedOp(mem, at)) if widened else e.load(mem, at)
     if mode != "zero":
         return value
     return e.select(inside(e, index, extents), value, e.scalar(0, value.type))
@@ -216,10 +221,13 @@ def expand_view_load(load: ViewLoadOp) -> None:
     amap = load.map.data
     dims = [d if lim is d else e.min(d, lim) for d, lim in zip(load.dims, load.limits or load.dims)]
     index = [e.value(eval_expr(e, r, dims, load.syms)) for r in amap.results]
-    if isinstance(load.result.type, VectorType):
+    widened = isinstance(load.source.type.element_type, STORAGE_TYPES)  # type: ignore[attr-defined]
+    if isinstance(load.result.type, VectorType) and widened:
+        value = e.emit(LoadWidenedOp(load.source, index, load.result.type.get_shape()[0]))
+    elif isinstance(load.result.type, VectorType):
         value = e.emit(vector.LoadOp(load.source, index, load.result.type))
     else:
-        value = read(e, load.source, index, list(range(len(index))), load.boundary.data)
+        value = read(e, load.source, index, list(range(len(index))), load.boundary.data, widened=widened)
     load.result.replace_all_uses_with(value)
     load.detach()
     load.erase()

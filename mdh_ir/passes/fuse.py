@@ -26,7 +26,9 @@ named `<producer>_<consumer>`, with the producer's configuration, if any.
 Fusions are tried until none applies, so a chain of point-wise consumers (bias, then
 ReLU) folds into one op. A producer that cannot be fused with the op reading its result
 stays as it is, and a `FusionRemark` warning gives the reason (a result used twice or
-returned, a consumer that is not point-wise, shapes that differ, ...). Not done here:
+returned, a consumer that is not point-wise, shapes that differ, a consumer reading
+f16/bf16 inputs or `precision = "tf32"`: an epilogue reads its inputs as they are, ...).
+The fused op keeps the producer's `precision`. Not done here:
 fusing a point-wise producer into its consumer's reads (prologue), or a reduction into
 a point-wise use of its result along other dimensions (softmax).
 """
@@ -90,6 +92,10 @@ def fusion_problem(producer: ComputeOp, consumer: ComputeOp) -> str | None:
         return f"the consumer has {len(consumer.outputs)} results"
     if consumer.output_element_types != producer.output_element_types:
         return "the consumer's result has another element type than the producer's"
+    if consumer.input_precision != "ieee":
+        return f'the consumer reads its inputs as {consumer.input_precision} (precision = "{consumer.input_precision}"), an epilogue reads them as they are'
+    if consumer.input_read_types != list(consumer.inp_types.data):
+        return "the consumer reads f16 or bf16 inputs, which an epilogue does not"
     scalar = consumer.lookup_func(consumer.scalar_func)
     if scalar is None or len(scalar.function_type.inputs) != sum(map(len, consumer.input_maps)):
         return "the consumer's scalar function takes the point's indices"

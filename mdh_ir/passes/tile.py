@@ -9,6 +9,7 @@ MDH de-composition of `mdh_ir.schedule.tiling` for the op's configuration:
           lowlevel.tile_for "pt" dim d ...                 private tiles
             lowlevel.tile_for "el" dim d ...               elements
               lowlevel.view_load ...                       one read per input access
+              (lowlevel.round_tf32 ...)                    each read, with precision "tf32"
               func.call @scalar_func
               lowlevel.accumulate ...                      re-composition, still abstract
 
@@ -33,7 +34,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
 from mdh_ir.schedule.config import Config, ConfigError
-from mdh_ir.dialects.lowlevel import AccumulateOp, ParForOp, TileForOp, ViewLoadOp
+from mdh_ir.dialects.lowlevel import AccumulateOp, ParForOp, RoundTF32Op, TileForOp, ViewLoadOp
 from mdh_ir.dialects.mdh import ComputeOp
 from mdh_ir.errors import MDHError
 from mdh_ir.passes.carried import carry
@@ -128,10 +129,13 @@ def point_values(
     e: Emitter, op: ComputeOp, inputs: Sequence[SSAValue], point: Sequence[SSAValue], with_point: bool
 ) -> list[SSAValue]:
     """The scalar function's results at `point`: each input read through its views
-    (`lowlevel.view_load`), the point's indices appended `with_point`."""
+    (`lowlevel.view_load`; rounded to TF32 by `lowlevel.round_tf32` where the op's
+    precision is "tf32"), the point's indices appended `with_point`."""
     args = [
         e.emit(ViewLoadOp(buf, point, [], AffineMapAttr(m), mode))
         for buf, maps, mode in zip(inputs, op.input_maps, op.boundaries)
         for m in maps
     ]
+    if op.input_precision == "tf32":
+        args = [e.emit(RoundTF32Op(a)) for a in args]
     return list(e.op(func.CallOp(op.scalar_func, [*args, *(point if with_point else [])], op.output_element_types)).results)

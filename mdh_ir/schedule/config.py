@@ -20,6 +20,7 @@ Keys (D = number of dimensions, B = input buffers, K = output buffers):
 | prefetch | 1 | 0, 1 (load the next local tile's inputs into registers during this one) or 2 (also two local buffers, one barrier a tile) |
 | wg_combine | 1 | "kernel" or "last": who combines the partial results of work-groups that share a pw dimension, a second kernel or the last of them to finish (per kept work-group) |
 | lcl_pad | 1 | elements added to each row (innermost axis) of a local buffer of two or more axes, against bank conflicts: 0 to 8 |
+| mma | 1 | "none", "tf32", "f16" or "bf16": the innermost register tile computed with warp-level tensor-core `mma.sync` fragments of those inputs; only "none" is generated yet (rule `implemented`) |
 """
 
 from __future__ import annotations
@@ -49,6 +50,7 @@ class Config:
     prefetch: int = 0
     lcl_pad: int = 0
     wg_combine: str = "kernel"
+    mma: str = "none"
 
     @staticmethod
     def keys() -> list[str]:
@@ -83,7 +85,7 @@ class Config:
         return replace(self, **changes)
 
 
-_OPTIONAL = ("combine_layer", "vector_width", "unroll", "prefetch", "lcl_pad", "wg_combine")
+_OPTIONAL = ("combine_layer", "vector_width", "unroll", "prefetch", "lcl_pad", "wg_combine", "mma")
 
 
 def _to_lists(value: Any) -> Any:

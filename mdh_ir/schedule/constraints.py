@@ -22,9 +22,11 @@ bound a resource name the limit and the device model it comes from in their mess
 | wi-combine | work-items can combine partial results (needs combine_layer "end"/"lt" and res_mem "prv"/"lcl" when a pw dimension has num_wi > 1) |
 | wg-combine | wg_combine "last" only on a device whose global-memory fences order across work-groups (`DeviceInfo.fences_across_groups`) |
 | pw-functions | every pw dimension uses the same combine function |
-| vector-width | with vector_width N > 1: the innermost loop (last of loop_order[1]) is over a dimension whose pt_size is a multiple of N (its size and lt_size need not be: a vector that ends beyond its local tile runs as scalar code; a pw dimension needs private accumulators, res_mem "prv", and a combine function with a known identity: each lane accumulates separately); every read moving along it is contiguous in the memory it reads (last axis, coefficient 1, no boundary mode outside caches); outputs written per point are contiguous along it; element types are 32-bit; the scalar function takes no index arguments |
+| vector-width | with vector_width N > 1: the innermost loop (last of loop_order[1]) is over a dimension whose pt_size is a multiple of N (its size and lt_size need not be: a vector that ends beyond its local tile runs as scalar code; a pw dimension needs private accumulators, res_mem "prv", and a combine function with a known identity: each lane accumulates separately); every read moving along it is contiguous in the memory it reads (last axis, coefficient 1, no boundary mode outside caches); outputs written per point are contiguous along it; element types are 32-bit (f16 and bf16 inputs, read as f32, too); the scalar function takes no index arguments |
 | epilogue | an op with an epilogue and pw dimensions accumulates privately (res_mem "prv"): "glb" combines into the output until its last point, with no place to apply the epilogue once |
-| implemented | res_mem is not "lcl" (not generated yet) |
+| tensor-cores | mma other than "none" only on a device with tensor cores (`DeviceInfo.tensor_cores`: NVIDIA's compute capability 8.0 and later; never PoCL) |
+| mma-inputs | mma "tf32" only for an op whose precision is "tf32" (f32 inputs are never rounded unasked), "f16" / "bf16" only for an op whose inputs are all f16 / bf16 |
+| implemented | res_mem is not "lcl", mma is "none" (neither generated yet) |
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import prod
 
-from xdsl.dialects.builtin import Float64Type, IntegerType
+from xdsl.dialects.builtin import IntegerType
 
 from mdh_ir.affine import dim_of, linear_results
 from mdh_ir.schedule.combine import meaning
@@ -54,9 +56,8 @@ class Violation:
 
 
 def element_bytes(t) -> int:
-    if isinstance(t, Float64Type) or (isinstance(t, IntegerType) and t.width.data == 64):
-        return 8
-    return 4
+    """Bytes of an element of type `t` (f16 and bf16: 2)."""
+    return (t.width.data if isinstance(t, IntegerType) else t.bitwidth) // 8
 
 
 def ocl_sizes(cfg: Config) -> tuple[list[int], list[int]]:
@@ -119,8 +120,8 @@ def vector_problem(plan: TilePlan) -> str | None:
     if cfg.pt_size[d] % lanes:
         return f"pt_size {cfg.pt_size[d]} of dim {d} is not a multiple of {lanes}"
     extra = [v.type.element_type for v in op.epilogue_inputs]  # type: ignore[attr-defined]
-    if any(element_bytes(t) != 4 for t in [*op.input_element_types, *op.output_element_types, *extra]):
-        return "vectors are generated for 32-bit element types only"
+    if any(element_bytes(t) != 4 for t in [*op.input_read_types, *op.output_element_types, *extra]):
+        return "vectors are generated for 32-bit element types only (f16 and bf16 inputs are read as f32)"
     for b, (maps, mode) in enumerate(zip(op.input_maps, op.boundaries)):
         cached = cfg.inp_mem[1][b] == "prv" or cfg.inp_mem[0][b] == "lcl"
         for amap in maps:
@@ -290,5 +291,30 @@ def violations(op: ComputeOp, cfg: Config, device: DeviceInfo | None = None) -> 
         op.epilogue is None or not plan.accumulates or set(cfg.res_mem) == {"prv"},
         "an op with an epilogue and pw dimensions needs res_mem 'prv' (its final values are written once)",
     )
+    if (problem := mma_input_problem(op, cfg.mma)) is not None:
+        found.append(Violation("mma-inputs", problem))
+    if device is not None and cfg.mma != "none":
+        rule(
+            "tensor-cores",
+            device.tensor_cores,
+            f"mma '{cfg.mma}' needs tensor cores (NVIDIA's compute capability 8.0 or later), "
+            f"which {device.model} does not have (compute capability {device.compute_capability})",
+        )
     rule("implemented", "lcl" not in cfg.res_mem, "res_mem 'lcl' is not generated yet")
+    rule("implemented", cfg.mma == "none", f"mma '{cfg.mma}' is not generated yet")
     return found
+
+
+def mma_input_problem(op: ComputeOp, mma: str) -> str | None:
+    """Why tensor-core fragments of kind `mma` cannot read `op`'s inputs (rule
+    `mma-inputs`), or None: "tf32" rounds f32 inputs, which the op must ask for itself."""
+    if mma == "none":
+        return None
+    if mma == "tf32":
+        if op.input_precision != "tf32":
+            return "mma 'tf32' rounds f32 inputs to TF32, which only the op's own precision = \"tf32\" allows"
+        return None
+    wrong = [b for b, t in enumerate(op.inp_types.data) if str(t) != mma]
+    if wrong:
+        return f"mma '{mma}' reads {mma} inputs, but input {wrong[0]} has element type {op.inp_types.data[wrong[0]]}"
+    return None

@@ -5,7 +5,7 @@ its shape and element type, or raises `MDHError` naming the first argument that 
 fit, its expected shape and dtype: too few or too many arrays, `None`, a wrong shape,
 complex values (their imaginary part would be lost), floats for an integer buffer (they
 would be truncated), strings or objects. Integers and booleans convert to floats, wider
-floats to narrower ones (as numpy casts them). The runtime (`Program.run`) and the
+floats to narrower ones (as numpy casts them: f16 and bf16 buffers round to nearest even). The runtime (`Program.run`) and the
 reference semantics (`evaluate`, `evaluate_host`) take their inputs through it.
 """
 
@@ -17,7 +17,7 @@ import numpy as np
 from xdsl.ir import SSAValue
 
 from mdh_ir.errors import MDHError
-from mdh_ir.semantics.scalar_eval import numpy_dtype
+from mdh_ir.semantics.scalar_eval import dtype_kind, numpy_dtype
 
 ACCEPTED_KINDS = {"f": "biuf", "i": "biu", "b": "b"}
 """Per buffer dtype kind, the kinds of arrays converted to it."""
@@ -60,9 +60,10 @@ def checked_array(buffer: SSAValue, x, what: str) -> np.ndarray:
         array = np.asarray(x)
     except ValueError as e:  # ragged nested lists
         raise MDHError(f"{wanted}, got {type(x).__name__} ({e})") from None
-    if array.dtype.kind not in ACCEPTED_KINDS.get(dtype.kind, dtype.kind):
+    kind = dtype_kind(array.dtype)
+    if kind not in ACCEPTED_KINDS.get(dtype_kind(dtype), dtype_kind(dtype)):
         why = {"c": " (the imaginary part would be lost)", "f": " (floats would be truncated)"}
-        raise MDHError(f"{wanted}, got dtype {array.dtype}{why.get(array.dtype.kind, '')}")
+        raise MDHError(f"{wanted}, got dtype {array.dtype}{why.get(kind, '')}")
     if array.shape != shape:
         raise MDHError(f"{wanted}, got shape {array.shape}")
     return np.asarray(array, dtype, order="C")  # (ascontiguousarray makes a 0-d array 1-d)

@@ -13,6 +13,10 @@ Float outputs in detail:
   functions' included): a chain of `n` rounded operations may lose `n` ulp (the
   standard bound n*u on a sum, with margin), so each tolerance above is raised by
   `n * eps` of the output's type. A function of 20,000 float32 additions loses ~2e-4.
+- An op with reduced-precision inputs (f16, bf16, `precision = "tf32"`) is allowed the
+  error tensor cores may add on top (`precision.precision_tolerance`: a TF32 input
+  rounded by another rule, a truncating accumulation growing with the reduction
+  length); f32 ops keep the rules above.
 - Zeros compare by value: -0.0 equals +0.0 (IEEE). The sign of a zero result depends on
   the neutral element and order a kernel combines in (a sum over -0.0 that starts from
   +0.0 gives +0.0, the reference -0.0), which no configuration should be judged by.
@@ -29,6 +33,7 @@ from xdsl.dialects.builtin import AnyFloat, ModuleOp
 from xdsl.traits import SymbolTable
 
 from mdh_ir.dialects.mdh import ComputeOp
+from mdh_ir.semantics.precision import precision_tolerance
 from mdh_ir.semantics.reference import evaluate
 
 ULP_TOLERANCE = 8 * float(np.finfo(np.float32).eps)
@@ -111,6 +116,9 @@ class Expected:
         self.reference = list(reference)
         self.l2 = reduces(module)
         self.ops = operation_count(module)
+        self.reduced = max(
+            (precision_tolerance(op) for op in module.walk() if isinstance(op, ComputeOp)), default=0.0
+        )
         self.finite: list[np.ndarray | None] = []
         self.flat: list[np.ndarray] = []
         self.norms: list[float] = []
@@ -145,7 +153,7 @@ class Expected:
                 worst = np.inf
                 continue
             got = got[finite] if finite is not None else got.ravel()
-            grown = self.ops * float(np.finfo(got.dtype).eps)
+            grown = self.ops * float(np.finfo(got.dtype).eps) + self.reduced
             if self.l2:
                 error = _distance(got, self.flat[j]) / max(self.norms[j], 1e-30)
                 tolerance = L2_TOLERANCE + grown

@@ -24,7 +24,7 @@ from xdsl.traits import SymbolTable
 from mdh_ir.dialects.mdh import ComputeOp
 from mdh_ir.semantics.arrays import checked_arrays
 from mdh_ir.semantics.reference import ReferenceEvaluator
-from mdh_ir.semantics.scalar_eval import numpy_dtype
+from mdh_ir.semantics.scalar_eval import dtype_kind, numpy_dtype
 
 
 def host_function(module: ModuleOp) -> func.FuncOp:
@@ -54,7 +54,7 @@ def random_arguments(host: func.FuncOp, rng: np.random.Generator) -> list[np.nda
         t = arg.type
         assert isinstance(t, MemRefType), f"host function argument of type {t}"
         dtype, shape = numpy_dtype(t.element_type), t.get_shape()
-        if dtype.kind == "f":
+        if dtype_kind(dtype) == "f":
             arrays.append(rng.uniform(-1, 1, shape).astype(dtype))
         else:
             arrays.append(rng.integers(-8, 8, shape).astype(dtype))

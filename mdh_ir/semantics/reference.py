@@ -3,8 +3,10 @@
 For an op with sizes N_1..N_D, scalar function f and combine operators ⊛_1..⊛_D:
 
 1. at every point x of the iteration space, read each input access (view map applied to
-   x; outside the buffer, the buffer's boundary mode decides the value) and evaluate
-   f(reads..., [x]) to one value per output buffer;
+   x; outside the buffer, the buffer's boundary mode decides the value; an f16 or bf16
+   element as its value, an f32 one rounded to TF32 where the op's `precision` is
+   "tf32": `semantics.precision`) and evaluate f(reads..., [x]) to one value per output
+   buffer (in float64 with `promote`);
 2. reduce every `pw(g)` dimension with g (g must be associative and commutative: any
    order and bracketing is allowed), then scan every `ps(g)` dimension in index order
    with g (inclusive prefix; g must be associative);
@@ -42,7 +44,8 @@ from xdsl.dialects.builtin import ModuleOp
 from mdh_ir.affine import linear_results
 from mdh_ir.dialects.mdh import Combine, ComputeOp
 from mdh_ir.semantics.arrays import checked_arrays
-from mdh_ir.semantics.scalar_eval import FuncEvaluator, numpy_dtype
+from mdh_ir.semantics.precision import read_inputs
+from mdh_ir.semantics.scalar_eval import FuncEvaluator, dtype_kind, numpy_dtype
 
 Values = tuple[np.ndarray, ...]
 Binary = Callable[[Values, Values], Values]
@@ -106,7 +109,7 @@ class ReferenceEvaluator:
     def __call__(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         op = self.op
         arrays = checked_arrays([*op.inputs, *op.epilogue_inputs], inputs, f'mdh.compute "{op.comp_name.data}"')
-        self.inputs = arrays[: len(op.inputs)]
+        self.inputs = read_inputs(op, arrays[: len(op.inputs)])
         ranges = [(0, n) for n in self.sizes]
         result = self.piece(ranges)
         outputs = []
@@ -251,7 +254,7 @@ def random_inputs(op: ComputeOp, rng: np.random.Generator) -> list[np.ndarray]:
     for v in [*op.inputs, *op.epilogue_inputs]:
         dtype = numpy_dtype(v.type.element_type)  # type: ignore[attr-defined]
         shape = v.type.get_shape()  # type: ignore[attr-defined]
-        if dtype.kind == "f":
+        if dtype_kind(dtype) == "f":
             arrays.append(rng.uniform(-1, 1, shape).astype(dtype))
         else:
             arrays.append(rng.integers(-8, 8, shape).astype(dtype))

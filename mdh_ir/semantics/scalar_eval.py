@@ -12,9 +12,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+import ml_dtypes
 import numpy as np
 from xdsl.dialects import arith, func, math
 from xdsl.dialects.builtin import (
+    BFloat16Type,
+    Float16Type,
     Float32Type,
     Float64Type,
     FloatAttr,
@@ -30,7 +33,20 @@ class EvalError(Exception):
     """An op or type the evaluator does not know."""
 
 
+BFLOAT16 = np.dtype(ml_dtypes.bfloat16)
+"""numpy's dtype for bf16 (from `ml_dtypes`; its `kind` is "V": see `dtype_kind`)."""
+
+
+def dtype_kind(dtype: np.dtype) -> str:
+    """`dtype.kind`, "f" for bf16 too."""
+    return "f" if dtype == BFLOAT16 else dtype.kind
+
+
 def numpy_dtype(t: Attribute, promote: bool = False) -> np.dtype:
+    if isinstance(t, Float16Type):
+        return np.dtype(np.float16)
+    if isinstance(t, BFloat16Type):
+        return BFLOAT16
     if isinstance(t, Float32Type):
         return np.dtype(np.float64 if promote else np.float32)
     if isinstance(t, Float64Type):

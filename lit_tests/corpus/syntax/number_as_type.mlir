@@ -1,5 +1,5 @@
 // A number where a type is expected.
-// EXPECT: 8:3: mdh.compute "mv": inp_types: unsupported element type 3 : i64 (expected f32, f64, i32 or i64)
+// EXPECT: 8:3: mdh.compute "mv": inp_types: unsupported element type 3 : i64 (expected f32, f64, i32, i64, f16 or bf16)
 func.func @mul(%a: f32, %b: f32) -> f32 {
   %r = arith.mulf %a, %b : f32
   func.return %r : f32

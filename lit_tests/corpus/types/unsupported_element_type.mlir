@@ -1,5 +1,5 @@
-// f16 buffers are not supported.
-// EXPECT: 8:3: mdh.compute "mv": inp_types: unsupported element type f16 (expected f32, f64, i32 or i64)
+// f16 is an input type only: outputs are computed in f32.
+// EXPECT: 8:3: mdh.compute "mv": out_types: unsupported element type f16 (expected f32, f64, i32 or i64) (f16 and bf16 are input types: outputs are computed in f32)
 func.func @mul(%a: f16, %b: f16) -> f16 {
   %r = arith.mulf %a, %b : f16
   func.return %r : f16
