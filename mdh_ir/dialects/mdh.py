@@ -24,6 +24,19 @@ applied to each final output value, after every combine:
 optional. The extra buffers are the op's last operands, after the md_hom's inputs
 (`epilogue_inputs`); the function takes the output values, then one value per access,
 and returns the final output values.
+
+A prologue (what `mdh-fuse` makes of a point-wise producer) applies a scalar function
+to input reads before the scalar function sees them:
+
+    prologue = [ { func = @scale, inputs = [0, 1] } ]
+
+Each entry groups md_hom inputs (each with the same number n of accesses, each
+input in at most one group); at every point, for each access a < n, the function is
+applied to the group's reads of access a (in the group's order) and its one result is
+the scalar function's argument. The scalar function's arguments are, input by input,
+the accesses of an input outside every group, and a group's n results at the place
+of its first input (`mdh_attrs.scalar_arguments`). Promotion into local or private memory
+copies the raw inputs; the function runs where the scalar function reads them.
 Its attributes' vocabulary is in `mdh_attrs` (element types, combine operators, boundary
 modes) and `mdh_config` (`#mdh.config`); the verification rules in `mdh_verify`.
 Semantics: see `mdh_ir.semantics.reference`.
@@ -59,11 +72,11 @@ from xdsl.printer import Printer
 from xdsl.traits import SymbolTable
 from xdsl.utils.exceptions import VerifyException
 
-from mdh_ir.dialects.mdh_attrs import Combine
+from mdh_ir.dialects.mdh_attrs import Combine, scalar_arguments
 from mdh_ir.dialects.mdh_config import ConfigAttr
 from mdh_ir.dialects.mdh_verify import verify_compute
 
-VIEW_KEYS = ("inp_view", "md_hom", "out_view", "boundary", "epilogue")
+VIEW_KEYS = ("inp_view", "md_hom", "out_view", "boundary", "epilogue", "prologue")
 TYPE_KEYS = ("inp_types", "mda_size", "out_types", "config")
 REQUIRED_KEYS = ("inp_view", "md_hom", "out_view", "inp_types", "mda_size", "out_types")
 
@@ -88,6 +101,7 @@ class ComputeOp(IRDLOperation):
     boundary = opt_prop_def(ArrayAttr)
     config = opt_prop_def(ConfigAttr)
     epilogue = opt_prop_def(DictionaryAttr)
+    prologue = opt_prop_def(ArrayAttr)
 
     ASSEMBLY_KEYS: ClassVar[tuple[tuple[str, ...], ...]] = (VIEW_KEYS, TYPE_KEYS)
 
@@ -182,6 +196,23 @@ class ComputeOp(IRDLOperation):
         if bounds is None:
             return ["none"] * len(self.epilogue_inputs)
         return [a.data for a in bounds.data]  # type: ignore[attr-defined]
+
+    @property
+    def prologues(self) -> list[tuple[str, list[int]]]:
+        """Per prologue entry, its function and the md_hom inputs it reads (valid once
+        verified; none without a prologue)."""
+        if self.prologue is None:
+            return []
+        return [
+            (e.data["func"].root_reference.data, [i.value.data for i in e.data["inputs"].data])  # type: ignore
+            for e in self.prologue.data
+        ]
+
+    @property
+    def scalar_arity(self) -> int:
+        """The scalar function's arguments before any index arguments: one per input
+        access, a prologue group's accesses counting once per access index."""
+        return len(scalar_arguments(self.prologues, [[0] * len(maps) for maps in self.input_maps], lambda f, a: 0))
 
     def lookup_func(self, name: str) -> FuncOp | None:
         if self.parent_op() is None:

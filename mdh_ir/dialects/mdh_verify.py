@@ -10,6 +10,7 @@ from __future__ import annotations
 from xdsl.dialects.builtin import (
     AffineMapAttr,
     ArrayAttr,
+    DictionaryAttr,
     IntegerAttr,
     IntegerType,
     MemRefType,
@@ -28,6 +29,7 @@ from mdh_ir.dialects.mdh_attrs import (
     Combine,
     index_args_allowed,
     is_scalar_type,
+    scalar_arguments,
 )
 from mdh_ir.dialects.mdh_config import config_entries
 from mdh_ir.dialects.scalar_ops import function_problem
@@ -62,6 +64,7 @@ class _Checker:
         boundaries = self.check_boundary()
         self.check_input_views(sizes, boundaries)
         self.check_output_views(sizes, combines)
+        self.check_prologue()
         self.check_scalar_func()
         self.check_combine_funcs(combines)
         self.check_epilogue(sizes, combines)
@@ -241,11 +244,12 @@ class _Checker:
         func = op.lookup_func(name)
         if func is None:
             self.fail("md_hom", f"scalar_func @{name} is not a func.func in this module")
-        scalars: list[Attribute] = [
-            t for t, maps in zip(op.inp_types.data, op.input_maps) for _ in maps
-        ]
+        results = {f: self.prologue_result(f) for f, _ in op.prologues}
+        reads = [[t] * len(maps) for t, maps in zip(op.inp_types.data, op.input_maps)]
+        scalars: list[Attribute] = scalar_arguments(op.prologues, reads, lambda f, _: results[f])  # type: ignore[arg-type]
         ftype = func.function_type  # type: ignore[union-attr]
         inputs = list(ftype.inputs.data)
+        grouped = ", a prologue's result per access of its inputs" if op.prologue is not None else ""
         if inputs != scalars and not (
             inputs[: len(scalars)] == scalars
             and index_args_allowed(func, len(scalars), op.rank)  # type: ignore[arg-type]
@@ -253,7 +257,7 @@ class _Checker:
             self.fail(
                 "md_hom",
                 f"scalar_func @{name} takes ({', '.join(map(str, inputs))}); expected one "
-                f"argument per input access ({', '.join(map(str, scalars))}), optionally "
+                f"argument per input access{grouped} ({', '.join(map(str, scalars))}), optionally "
                 f"followed by {op.rank} index arguments",
             )
         if list(ftype.outputs.data) != list(op.out_types.data):
@@ -262,6 +266,47 @@ class _Checker:
                 f"scalar_func @{name} returns ({', '.join(map(str, ftype.outputs.data))}); "
                 f"expected out_types ({', '.join(map(str, op.out_types.data))})",
             )
+
+    def check_prologue(self) -> None:
+        """A prologue (`mdh.ComputeOp`'s docstring): entries `{func, inputs}`, groups of
+        distinct md_hom inputs with as many accesses each, the function's type (one
+        value per group input, in order) -> (one value)."""
+        op = self.op
+        if op.prologue is None:
+            return
+        seen: set[int] = set()
+        for n, entry in enumerate(op.prologue.data):
+            if not isinstance(entry, DictionaryAttr) or set(entry.data) != {"func", "inputs"}:
+                self.fail("prologue", f"entry {n}: expected a dictionary with the keys func and inputs")
+            ref, inputs = entry.data["func"], entry.data["inputs"]  # type: ignore[union-attr]
+            if not isinstance(ref, SymbolRefAttr) or ref.nested_references:
+                self.fail("prologue", f"entry {n}: func must be a function symbol, got {ref}")
+            if not isinstance(inputs, ArrayAttr) or not inputs.data or not all(isinstance(i, IntegerAttr) for i in inputs.data):
+                self.fail("prologue", f"entry {n}: inputs must be a non-empty list of input positions")
+            group = [i.value.data for i in inputs.data]  # type: ignore[union-attr]
+            for b in group:
+                if not 0 <= b < len(op.inputs) or b in seen:
+                    self.fail("prologue", f"entry {n}: input {b} is not an md_hom input, or is read by another prologue")
+                seen.add(b)
+            if len({len(op.input_maps[b]) for b in group}) != 1:
+                self.fail("prologue", f"entry {n}: its inputs {group} have different numbers of accesses")
+            if op.parent_op() is None:
+                continue
+            name = ref.root_reference.data  # type: ignore[union-attr]
+            func = op.lookup_func(name)
+            if func is None:
+                self.fail("prologue", f"func @{name} is not a func.func in this module")
+            ftype = func.function_type  # type: ignore[union-attr]
+            types = [op.inp_types.data[b] for b in group]
+            if list(ftype.inputs.data) != types or len(ftype.outputs.data) != 1 or not is_scalar_type(ftype.outputs.data[0]):
+                self.fail(
+                    "prologue",
+                    f"func @{name} must have type ({', '.join(map(str, types))}) -> (one scalar): "
+                    "one value per input of its group",
+                )
+
+    def prologue_result(self, name: str) -> Attribute:
+        return self.op.lookup_func(name).function_type.outputs.data[0]  # type: ignore[union-attr]
 
     def check_combine_funcs(self, combines: list[Combine]) -> None:
         op = self.op
@@ -357,6 +402,7 @@ class _Checker:
             return
         roots = [op.scalar_func] + [c.func for c in combines if c.kind != "cc" and not c.builtin]
         roots += [op.epilogue_func] if op.epilogue is not None else []
+        roots += [f for f, _ in op.prologues]
         done: set[str] = set()
         for root in roots:  # depth first, `path` the chain of calls to the function visited
             path, callees = [root], [iter(self.callees(root))]  # type: ignore[list-item]

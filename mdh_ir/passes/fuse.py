@@ -1,4 +1,4 @@
-"""`mdh-fuse`: epilogue fusion of a point-wise consumer into its producer.
+"""`mdh-fuse`: epilogue and prologue fusion of point-wise ops into their neighbours.
 
 A producer `mdh.compute` whose single result is read by one consumer `mdh.compute`
 only, where the consumer is point-wise in it, becomes one op: the producer's
@@ -23,12 +23,41 @@ has an epilogue already (the two are composed), a function calling them
 (`<f>_epilogue`) is added to the module. The fused op stands where the consumer stood,
 named `<producer>_<consumer>`, with the producer's configuration, if any.
 
+Where the consumer cannot take the producer as an epilogue (it reduces, or reads the
+result with several accesses or in part), a point-wise producer (all dimensions `cc`,
+each input read with one access, no epilogue or prologue of its own, no index
+arguments) becomes the consumer's `prologue` (`mdh.ComputeOp`'s docstring):
+
+    %As = mdh.compute "rowscale" {inp_view = [[(i,k) -> (i,k)], [(i,k) -> (i)]], ...} (%A, %s)
+    %C = mdh.compute "mm" {inp_view = [[(i,j,k) -> (i,k)], [(i,j,k) -> (k,j)]], ...} (%As, %B)
+  ->
+    %C = mdh.compute "rowscale_mm" {inp_view = [[(i,j,k) -> (i,k)], [(i,j,k) -> (i)],
+           [(i,j,k) -> (k,j)]], ..., prologue = [{func = @mul, inputs = [0, 1]}]} (%A, %s, %B)
+
+The result's input is replaced, in place, by the producer's inputs, each read through
+the producer's view composed with each of the consumer's accesses to the result, and
+grouped under the producer's scalar function. The consumer must read the result
+without a boundary mode (the producer's function of a `zero` read outside is not
+zero). The fused op drops the consumer's configuration (its per-input entries no
+longer fit) and gets one as any op.
+
+The prologue runs where the scalar function reads its inputs, after promotion: local
+and private copies hold the raw inputs (`mdh-tile` places the call). Cost: applying it
+in the cooperative copy into local memory would evaluate it once per element per
+work-group, at the read it runs once per use; but its arguments do not move along the
+dimensions their views ignore, so the OpenCL compiler hoists it out of the element
+loops over them (a matmul's scaled A: once per element of A per work-item, i.e. the
+copy's cost times the work-items along j, a few per element against the k FMAs
+of the element's uses). At the read it also applies to inputs read from global memory
+or private copies, any number of inputs per group (A and s above: a copy moves one
+buffer), and leaves the copies (vector lanes, prefetch stages, boundary fills)
+unchanged. A function expensive enough for the difference to matter is future work.
+
 Fusions are tried until none applies, so a chain of point-wise consumers (bias, then
 ReLU) folds into one op. A producer that cannot be fused with the op reading its result
-stays as it is, and a `FusionRemark` warning gives the reason (a result used twice or
-returned, a consumer that is not point-wise, shapes that differ, ...). Not done here:
-fusing a point-wise producer into its consumer's reads (prologue), or a reduction into
-a point-wise use of its result along other dimensions (softmax).
+stays as it is, and a `FusionRemark` warning gives the reasons (a result used twice or
+returned, a consumer that is not point-wise, shapes that differ, ...; then why not as
+a prologue).
 """
 
 from __future__ import annotations
@@ -38,7 +67,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr, SymbolRefAttr
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, ModuleOp, StringAttr, SymbolRefAttr
 from xdsl.ir import Block, Region
 from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.passes import ModulePass
@@ -176,6 +205,65 @@ def fuse(module: ModuleOp, producer: ComputeOp, consumer: ComputeOp) -> ComputeO
     return fused
 
 
+def prologue_problem(producer: ComputeOp, consumer: ComputeOp) -> str | None:
+    """Why `producer` cannot be fused into `consumer`'s reads as a prologue, or None."""
+    result = producer.outputs[0]
+    if any(c.kind != "cc" for c in producer.combines):
+        return "the producer is not point-wise (it has a pw or ps dimension)"
+    if producer.epilogue is not None or producer.prologue is not None:
+        return "the producer has an epilogue or a prologue"
+    if any(len(maps) != 1 for maps in producer.input_maps):
+        return "the producer reads an input with several accesses"
+    if producer.scalar_arity != len(producer.lookup_func(producer.scalar_func).function_type.inputs):  # type: ignore[union-attr]
+        return "the producer's scalar function takes the point's indices"
+    if result not in consumer.inputs:
+        return "the consumer reads the result in its epilogue"
+    position = list(consumer.inputs).index(result)
+    if any(position in group for _, group in consumer.prologues):
+        return "the consumer reads the result through a prologue"
+    if (mode := consumer.boundaries[position]) != "none":
+        return f"the consumer reads the result with boundary mode '{mode}' (the producer's function of a read outside differs)"
+    return None
+
+
+def fuse_prologue(producer: ComputeOp, consumer: ComputeOp) -> ComputeOp:
+    """The fused op, in place of `consumer` (`prologue_problem` passed): the result's
+    input replaced by the producer's inputs, read through the producer's views composed
+    with the consumer's accesses, grouped under a prologue calling the producer's
+    scalar function."""
+    result = producer.outputs[0]
+    position = list(consumer.inputs).index(result)
+    extra = len(producer.inputs) - 1
+    inverse = {dim_of(e): axis for axis, e in enumerate(producer.output_maps[0].results)}
+    composed = []
+    for amap in producer.input_maps:
+        per_access = []
+        for access in consumer.input_maps[position]:
+            point = [access.results[inverse[p]] for p in range(producer.rank)]
+            per_access.append(amap[0].replace_dims_and_symbols(point, [], consumer.rank, 0))
+        composed.append(per_access)
+    def spliced(items: list, new: list) -> list:
+        return items[:position] + new + items[position + 1 :]
+    groups = [(f, [b + extra if b > position else b for b in g]) for f, g in consumer.prologues]
+    groups.append((producer.scalar_func, list(range(position, position + len(producer.inputs)))))
+    props = {k: v for k, v in consumer.properties.items() if k not in ("comp_name", "config")}
+    props["inp_view"] = make_view(spliced(consumer.input_maps, composed))
+    props["inp_types"] = ArrayAttr(spliced(consumer.input_element_types, producer.input_element_types))
+    bounds = spliced(consumer.boundaries, producer.boundaries)
+    if any(b != "none" for b in bounds):
+        props["boundary"] = ArrayAttr([StringAttr(b) for b in bounds])
+    props["prologue"] = ArrayAttr(
+        [DictionaryAttr({"func": SymbolRefAttr(f), "inputs": ArrayAttr([IntegerAttr(b, 64) for b in g])}) for f, g in groups]
+    )
+    name = f"{producer.comp_name.data}_{consumer.comp_name.data}"
+    inputs = spliced(list(consumer.inputs), list(producer.inputs))
+    fused = ComputeOp(name, inputs, props, consumer.outputs.types, list(consumer.epilogue_inputs))
+    fused.location = consumer.location
+    Rewriter.replace_op(consumer, fused)
+    Rewriter.erase_op(producer)
+    return fused
+
+
 def remark(producer: ComputeOp, reason: str) -> None:
     warnings.warn(
         f'mdh-fuse: remark: mdh.compute "{producer.comp_name.data}" not fused: {reason}',
@@ -195,11 +283,17 @@ class MDHFuse(ModulePass):
                 consumer = consumer_of(producer)
                 if consumer is None:
                     continue
-                reason = consumer if isinstance(consumer, str) else fusion_problem(producer, consumer)
+                if isinstance(consumer, str):
+                    refused[producer] = consumer
+                    continue
+                reason = fusion_problem(producer, consumer)
                 if reason is None:
-                    fuse(op, producer, consumer)  # type: ignore[arg-type]
+                    fuse(op, producer, consumer)
                     break
-                refused[producer] = reason
+                if (why := prologue_problem(producer, consumer)) is None:
+                    fuse_prologue(producer, consumer)
+                    break
+                refused[producer] = f"{reason}; as a prologue: {why}"
             else:
                 break
         for producer, reason in refused.items():

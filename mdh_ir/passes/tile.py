@@ -35,6 +35,7 @@ from xdsl.rewriter import Rewriter
 from mdh_ir.schedule.config import Config, ConfigError
 from mdh_ir.dialects.lowlevel import AccumulateOp, ParForOp, TileForOp, ViewLoadOp
 from mdh_ir.dialects.mdh import ComputeOp
+from mdh_ir.dialects.mdh_attrs import scalar_arguments
 from mdh_ir.errors import MDHError
 from mdh_ir.passes.carried import carry
 from mdh_ir.passes.emit import Emitter, index
@@ -121,17 +122,24 @@ class MDHTile(ModulePass):
 
 def takes_point(op: ComputeOp, scalar: func.FuncOp) -> bool:
     """Whether `op`'s scalar function takes the point's indices after its inputs."""
-    return len(scalar.function_type.inputs) > sum(len(maps) for maps in op.input_maps)
+    return len(scalar.function_type.inputs) > op.scalar_arity
 
 
 def point_values(
     e: Emitter, op: ComputeOp, inputs: Sequence[SSAValue], point: Sequence[SSAValue], with_point: bool
 ) -> list[SSAValue]:
     """The scalar function's results at `point`: each input read through its views
-    (`lowlevel.view_load`), the point's indices appended `with_point`."""
-    args = [
-        e.emit(ViewLoadOp(buf, point, [], AffineMapAttr(m), mode))
+    (`lowlevel.view_load`), a prologue's function called on its group's reads there (so
+    that promoted memory holds the raw inputs), the point's indices appended `with_point`."""
+    reads = [
+        [e.emit(ViewLoadOp(buf, point, [], AffineMapAttr(m), mode)) for m in maps]
         for buf, maps, mode in zip(inputs, op.input_maps, op.boundaries)
-        for m in maps
     ]
+
+    def prologue(name: str, values: list[SSAValue]) -> SSAValue:
+        callee = op.lookup_func(name)
+        assert callee is not None
+        return e.op(func.CallOp(name, values, callee.function_type.outputs.data)).results[0]
+
+    args = scalar_arguments(op.prologues, reads, prologue)
     return list(e.op(func.CallOp(op.scalar_func, [*args, *(point if with_point else [])], op.output_element_types)).results)

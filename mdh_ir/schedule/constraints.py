@@ -147,7 +147,7 @@ def vector_problem(plan: TilePlan) -> str | None:
             if dim_of(amap.results[-1]) != d:
                 return f"output {j} is not written contiguously along dim {d}"
     scalar = op.lookup_func(op.scalar_func)
-    if scalar is not None and len(scalar.function_type.inputs) > sum(map(len, op.input_maps)):
+    if scalar is not None and len(scalar.function_type.inputs) > op.scalar_arity:
         return "the scalar function takes index arguments"
     return None
 

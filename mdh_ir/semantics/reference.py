@@ -3,8 +3,9 @@
 For an op with sizes N_1..N_D, scalar function f and combine operators ⊛_1..⊛_D:
 
 1. at every point x of the iteration space, read each input access (view map applied to
-   x; outside the buffer, the buffer's boundary mode decides the value) and evaluate
-   f(reads..., [x]) to one value per output buffer;
+   x; outside the buffer, the buffer's boundary mode decides the value), apply each
+   prologue's function to its group's reads (`mdh_attrs.scalar_arguments`) and evaluate
+   f(arguments..., [x]) to one value per output buffer;
 2. reduce every `pw(g)` dimension with g (g must be associative and commutative: any
    order and bracketing is allowed), then scan every `ps(g)` dimension in index order
    with g (inclusive prefix; g must be associative);
@@ -37,6 +38,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from mdh_ir.affine import linear_results
 from mdh_ir.dialects.mdh import Combine, ComputeOp
+from mdh_ir.dialects.mdh_attrs import scalar_arguments
 from mdh_ir.semantics.arrays import checked_arrays
 from mdh_ir.semantics.scalar_eval import FuncEvaluator, numpy_dtype
 
@@ -84,13 +86,8 @@ class ReferenceEvaluator:
         self.combines = op.combines
         self.access_forms = [[linear_results(m) for m in maps] for maps in op.input_maps]
         self.out_types = [self.funcs.dtype(t) for t in op.output_element_types]
-        self.with_indices = len(self._scalar_args_template()) < len(
-            self.funcs.funcs[op.scalar_func].function_type.inputs.data
-        )
+        self.with_indices = op.scalar_arity < len(self.funcs.funcs[op.scalar_func].function_type.inputs.data)
         self.chunk_points = chunk_points
-
-    def _scalar_args_template(self) -> list[tuple[int, int]]:
-        return [(b, a) for b, forms in enumerate(self.access_forms) for a in range(len(forms))]
 
     def combine_fn(self, c: Combine) -> Binary:
         if c.builtin:
@@ -155,10 +152,11 @@ class ReferenceEvaluator:
             np.arange(lo, hi).reshape([-1 if e == d else 1 for e in range(rank)])
             for d, (lo, hi) in enumerate(ranges)
         ]
-        args = []
-        for buf, forms, mode in zip(self.inputs, self.access_forms, self.op.boundaries):
-            for form in forms:
-                args.append(self.read(buf, form, grids, mode))  # type: ignore[arg-type]
+        reads = [
+            [self.read(buf, form, grids, mode) for form in forms]
+            for buf, forms, mode in zip(self.inputs, self.access_forms, self.op.boundaries)
+        ]
+        args = scalar_arguments(self.op.prologues, reads, lambda f, values: self.funcs.call(f, values)[0])
         if self.with_indices:
             args += grids
         values = self.funcs.call(self.op.scalar_func, args)
