@@ -24,6 +24,7 @@ bound a resource name the limit and the device model it comes from in their mess
 | pw-functions | every pw dimension uses the same combine function |
 | vector-width | with vector_width N > 1: the innermost loop (last of loop_order[1]) is over a dimension whose pt_size is a multiple of N (its size and lt_size need not be: a vector that ends beyond its local tile runs as scalar code; a pw dimension needs private accumulators, res_mem "prv", and a combine function with a known identity: each lane accumulates separately); every read moving along it is contiguous in the memory it reads (last axis, coefficient 1, no boundary mode outside caches); outputs written per point are contiguous along it; element types are 32-bit; the scalar function takes no index arguments |
 | epilogue | an op with an epilogue and pw dimensions accumulates privately (res_mem "prv"): "glb" combines into the output until its last point, with no place to apply the epilogue once |
+| rows | an op with row statistics has one work-group along every dimension a statistic reduces: each work-group holds whole rows, so each phase of its kernel reads statistics its own work-group wrote (`mdh-split-stats`) |
 | implemented | res_mem is not "lcl" (not generated yet) |
 """
 
@@ -181,7 +182,7 @@ def index_problems(op: ComputeOp) -> list[str]:
 
 def buffer_bytes(op: ComputeOp) -> int:
     """Bytes of the op's input and output buffers."""
-    buffers = [*op.inputs, *op.epilogue_inputs, *op.outputs]
+    buffers = [*op.buffers, *op.outputs]
     return sum(
         prod(v.type.get_shape()) * element_bytes(v.type.element_type)  # type: ignore[attr-defined]
         for v in buffers
@@ -236,6 +237,8 @@ def violations(op: ComputeOp, cfg: Config, device: DeviceInfo | None = None) -> 
         for o, (n, limit) in enumerate(zip(local, device.max_wi_sizes)):
             message = f"OpenCL dim {o}: {n} work-items > device limit {limit} ({device.model})"
             rule("wg-size", n <= limit, message)
+    rows = sorted({d for s in op.row_stats for d, c in enumerate(s.combines) if c.kind == "pw"})
+    rule("rows", all(cfg.num_wg[d] == 1 for d in rows), f"dims {rows}: a statistic reduces them, num_wg must be 1")
     for o, (g, n) in enumerate(zip(groups, local)):
         rule("index-range", g * n < INDEX_LIMIT, f"OpenCL dim {o}: global size {g * n} >= 2^31")
     found += [Violation("index-range", m) for m in index_problems(op)]
