@@ -76,6 +76,7 @@ from xdsl.traits import SymbolTable
 
 from mdh_ir.affine import dim_of
 from mdh_ir.dialects.mdh import ComputeOp, make_view
+from mdh_ir.passes.split_stats import projection
 
 
 class FusionRemark(UserWarning):
@@ -264,6 +265,114 @@ def fuse_prologue(producer: ComputeOp, consumer: ComputeOp) -> ComputeOp:
     return fused
 
 
+def row_reads(op: ComputeOp) -> dict[int, ComputeOp]:
+    """Per input of `op` that a row reduction produces and `op` reads along its rows (one
+    access, no boundary mode, the projection onto the reduction's kept dimensions, over
+    the same sizes), that reduction."""
+    found = {}
+    for b, (value, maps, mode) in enumerate(zip(op.inputs, op.input_maps, op.boundaries)):
+        r = value.owner
+        if not isinstance(r, ComputeOp) or r.parent_block() is not op.parent_block() or r.sizes != op.sizes:
+            continue
+        if r.epilogue is not None or r.prologue is not None or r.stats is not None:
+            continue
+        kept = [d for d, c in enumerate(r.combines) if c.kind == "cc"]
+        if len(kept) == r.rank or any(c.kind == "ps" for c in r.combines):
+            continue
+        rows = projection(r.rank, kept)
+        if len(maps) == 1 and mode == "none" and maps[0] == rows and all(m == rows for m in r.output_maps):
+            found[b] = r
+    return found
+
+
+def row_group(main: ComputeOp) -> list[ComputeOp]:
+    """The row reductions whose results `main` reads along their rows, directly or
+    through each other, in program order, where every use of their results lies in
+    the group; empty where there is none or some result is used outside it."""
+    group: list[ComputeOp] = []
+    todo = [main]
+    while todo:
+        for r in row_reads(todo.pop()).values():
+            if r not in group:
+                group.append(r)
+                todo.append(r)
+    members = {main, *group}
+    if any(u.operation not in members for r in group for v in r.outputs for u in v.uses):
+        return []
+    block = main.parent_block()
+    order = list(block.ops)  # type: ignore[union-attr]
+    return sorted(group, key=order.index)
+
+
+def calling(module: ModuleOp, callee: str, arg_types: list, args: list[int], anchor: ComputeOp) -> str:
+    """`callee` where `args` (per callee argument, the new function's argument giving
+    it) is the identity, else a new function of `arg_types` calling it with `args`."""
+    f = anchor.lookup_func(callee)
+    assert f is not None
+    if args == list(range(len(arg_types))) and list(f.function_type.inputs.data) == arg_types:
+        return callee
+    block = Block(arg_types=arg_types)
+    call = func.CallOp(callee, [block.args[a] for a in args], list(f.function_type.outputs.data))
+    block.add_ops([call, func.ReturnOp(*call.results)])
+    name, n = f"{callee}_rows", 0
+    while SymbolTable.lookup_symbol(module, name) is not None:
+        n += 1
+        name = f"{callee}_rows{n}"
+    Rewriter.insert_op(func.FuncOp(name, (arg_types, f.function_type.outputs.data), Region(block)), InsertPoint.after(f))
+    return name
+
+
+def phase_function(module: ModuleOp, op: ComputeOp, earlier: list) -> tuple[str, list[int]]:
+    """`op`'s function taking the values of `earlier` (SSA results of earlier phases)
+    first, then the accesses of its other inputs, and those inputs."""
+    stat_of = row_reads(op)
+    own = [b for b in range(len(op.inputs)) if b not in stat_of]
+    types = [v.type.element_type for v in earlier]  # type: ignore[attr-defined]
+    types += [op.inputs[b].type.element_type for b in own for _ in op.input_maps[b]]  # type: ignore[attr-defined]
+    args, position = [], len(earlier)
+    slots = {b: [] for b in own}
+    for b in own:
+        slots[b] = list(range(position, position + len(op.input_maps[b])))
+        position += len(op.input_maps[b])
+    for b in range(len(op.inputs)):
+        args += [earlier.index(op.inputs[b])] if b in stat_of else slots[b]
+    return calling(module, op.scalar_func, types, args, op), own
+
+
+def fuse_rows(module: ModuleOp, group: list[ComputeOp], main: ComputeOp) -> ComputeOp:
+    """The op computing `group`'s reductions as row statistics before `main`."""
+    earlier: list = []
+    entries, stats_inputs = [], []
+    for r in group:
+        f, own = phase_function(module, r, earlier)
+        entry = {
+            "func": SymbolRefAttr(f),
+            "combine_ops": r.md_hom.data["combine_ops"],
+            "inp_view": make_view([r.input_maps[b] for b in own]),
+        }
+        if any(r.boundaries[b] != "none" for b in own):
+            entry["boundary"] = ArrayAttr([StringAttr(r.boundaries[b]) for b in own])
+        entries.append(DictionaryAttr(entry))
+        stats_inputs += [r.inputs[b] for b in own]
+        earlier += list(r.outputs)
+    f, own = phase_function(module, main, earlier)
+    props = {k: v for k, v in main.properties.items() if k not in ("comp_name", "config")}
+    props["md_hom"] = DictionaryAttr({**main.md_hom.data, "scalar_func": SymbolRefAttr(f)})
+    props["inp_view"] = make_view([main.input_maps[b] for b in own])
+    props["inp_types"] = ArrayAttr([main.input_element_types[b] for b in own])
+    props.pop("boundary", None)
+    if any(main.boundaries[b] != "none" for b in own):
+        props["boundary"] = ArrayAttr([StringAttr(main.boundaries[b]) for b in own])
+    props["stats"] = ArrayAttr(entries)
+    name = "_".join(op.comp_name.data for op in [*group, main])
+    fused = ComputeOp(name, [main.inputs[b] for b in own], props, main.outputs.types, list(main.epilogue_inputs), stats_inputs)
+    fused.location = main.location
+    Rewriter.replace_op(main, fused)
+    for r in reversed(group):
+        Rewriter.erase_op(r)
+    return fused
+
+
 def remark(producer: ComputeOp, reason: str) -> None:
     warnings.warn(
         f'mdh-fuse: remark: mdh.compute "{producer.comp_name.data}" not fused: {reason}',
@@ -295,7 +404,11 @@ class MDHFuse(ModulePass):
                     break
                 refused[producer] = f"{reason}; as a prologue: {why}"
             else:
-                break
+                mains = [o for o in op.walk() if isinstance(o, ComputeOp) and o.stats is None]
+                rows = [(m, g) for m in mains if m.epilogue is None and m.prologue is None and (g := row_group(m))]
+                if not rows:
+                    break
+                fuse_rows(op, rows[0][1], rows[0][0])
         for producer, reason in refused.items():
             if producer.parent is not None:
                 remark(producer, reason)
