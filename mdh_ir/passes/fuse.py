@@ -53,6 +53,24 @@ or private copies, any number of inputs per group (A and s above: a copy moves o
 buffer), and leaves the copies (vector lanes, prefetch stages, boundary fills)
 unchanged. A function expensive enough for the difference to matter is future work.
 
+When neither applies, reductions whose results an op reads along their rows (one
+access, the projection onto the reduction's kept dimensions, the same sizes), directly
+or through each other, and used nowhere else, become that op's row statistics
+(`stats`, `mdh.ComputeOp`'s docstring): a row softmax written as max, sum of exp(x -
+max), quotient becomes one op (`row_group`, `fuse_rows`; functions that take the
+statistics elsewhere than first get a `<f>_rows` wrapper). Chosen over an online
+softmax (one pw combine over the pair (max, rescaled sum)): that one is a combine a
+user may write as a two-result reduction, and then fuses the same way (two phases);
+but as the fusion of the chain it would change the user's computation (exp of
+differences rescaled, 2 exps per element in the combine) and its rounding. The
+phases run in one kernel whose work-groups hold whole rows (`mdh-split-stats`,
+`lowlevel-merge-kernels`, rule `rows`): correct at every size (a row of any length is
+looped over by its work-group), the statistics pass between phases through a buffer
+of one value per row written and read by the same work-group (4096 rows: 16 KiB, in
+cache), x is read once per phase (from DRAM once, then from cache while the
+work-group's rows fit it) and y written once; nothing of the row's size goes
+through global memory in between.
+
 Fusions are tried until none applies, so a chain of point-wise consumers (bias, then
 ReLU) folds into one op. A producer that cannot be fused with the op reading its result
 stays as it is, and a `FusionRemark` warning gives the reasons (a result used twice or
