@@ -43,7 +43,7 @@ func.func @mv(%M: memref<8x4xf32>, %v: memref<4xf32>) -> memref<8xf32> {
   %w = mdh.compute "mv"
     {inp_view = [[affine_map<(i, k) -> (i, k)>], [affine_map<(i, k) -> (k)>]],
      md_hom = {scalar_func = @mul, combine_ops = ["cc", ["pw", "add"]]},
-     // CHECK-NEXT: {{.*}}parse_errors.mlir:[[# @LINE + 1]]:48: error: mdh.compute: unexpected key 'config' in this dictionary (allowed: inp_view, md_hom, out_view, boundary, epilogue)
+     // CHECK-NEXT: {{.*}}parse_errors.mlir:[[# @LINE + 1]]:48: error: mdh.compute: unexpected key 'config' in this dictionary (allowed: inp_view, md_hom, out_view, boundary, epilogue, prologue, stats)
      out_view = [[affine_map<(i, k) -> (i)>]], config = #mdh.config<>}
     {inp_types = [f32, f32], mda_size = [8, 4], out_types = [f32]}
     (%M, %v) : (memref<8x4xf32>, memref<4xf32>) -> memref<8xf32>
@@ -61,7 +61,7 @@ func.func @mv(%M: memref<8x4xf32>, %v: memref<4xf32>) -> memref<8xf32> {
     {inp_view = [[affine_map<(i, k) -> (i, k)>], [affine_map<(i, k) -> (k)>]],
      md_hom = {scalar_func = @mul, combine_ops = ["cc", ["pw", "add"]]},
      out_view = [[affine_map<(i, k) -> (i)>]]}
-    // CHECK-NEXT: {{.*}}parse_errors.mlir:[[# @LINE + 1]]:68: error: mdh.compute: unexpected key 'foo' in this dictionary (allowed: inp_types, mda_size, out_types, config, precision)
+    // CHECK-NEXT: {{.*}}parse_errors.mlir:[[# @LINE + 1]]:68: error: mdh.compute: unexpected key 'foo' in this dictionary (allowed: inp_types, mda_size, out_types, config, precision, kernel_group)
     {inp_types = [f32, f32], mda_size = [8, 4], out_types = [f32], foo = 1}
     (%M, %v) : (memref<8x4xf32>, memref<4xf32>) -> memref<8xf32>
   func.return %w : memref<8xf32>

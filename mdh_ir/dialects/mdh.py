@@ -31,6 +31,33 @@ applied to each final output value, after every combine:
 optional. The extra buffers are the op's last operands, after the md_hom's inputs
 (`epilogue_inputs`); the function takes the output values, then one value per access,
 and returns the final output values.
+
+A prologue (what `mdh-fuse` makes of a point-wise producer) applies a scalar function
+to input reads before the scalar function sees them:
+
+    prologue = [ { func = @scale, inputs = [0, 1] } ]
+
+Each entry groups md_hom inputs (each with the same number n of accesses, each
+input in at most one group); at every point, for each access a < n, the function is
+applied to the group's reads of access a (in the group's order) and its one result is
+the scalar function's argument. The scalar function's arguments are, input by input,
+the accesses of an input outside every group, and a group's n results at the place
+of its first input (`mdh_attrs.scalar_arguments`). Promotion into local or private memory
+copies the raw inputs; the function runs where the scalar function reads them.
+Row statistics (what `mdh-fuse` makes of reductions whose results a later op reads
+along the rows they reduce: a row softmax) are computed before the md_hom, in order:
+
+    stats = [ { func = @id, combine_ops = ["cc", ["pw", "max"]], inp_view = [[(i,j) -> (i,j)]] },
+              { func = @exp_sub, combine_ops = ["cc", ["pw", "add"]], inp_view = [[(i,j) -> (i,j)]] } ]
+
+Entry k is a reduction over the op's dimensions (no `ps`; its `pw` dimensions are its
+rows, its `cc` ones are kept) of its own input buffers (the op's operands after the
+md_hom's inputs, in entry order; `boundary` optional): at every point x its function
+takes the values of entries 0..k-1 at x's coordinates along their kept dimensions,
+then one value per access of its inputs, and returns the values it combines. The
+md_hom's scalar function takes every entry's values at x first, then its accesses.
+Every point of the op reads each statistic complete: the lowering runs the entries and
+the md_hom as phases of one kernel whose work-groups hold whole rows (rule `rows`).
 Its attributes' vocabulary is in `mdh_attrs` (element types, combine operators, boundary
 modes) and `mdh_config` (`#mdh.config`); the verification rules in `mdh_verify`.
 Semantics: see `mdh_ir.semantics.reference`.
@@ -39,6 +66,7 @@ Semantics: see `mdh_ir.semantics.reference`.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import ClassVar
 
 from xdsl.dialects.builtin import (
@@ -66,12 +94,12 @@ from xdsl.printer import Printer
 from xdsl.traits import SymbolTable
 from xdsl.utils.exceptions import VerifyException
 
-from mdh_ir.dialects.mdh_attrs import Combine, read_type
+from mdh_ir.dialects.mdh_attrs import Combine, read_type, scalar_arguments
 from mdh_ir.dialects.mdh_config import ConfigAttr
 from mdh_ir.dialects.mdh_verify import verify_compute
 
-VIEW_KEYS = ("inp_view", "md_hom", "out_view", "boundary", "epilogue")
-TYPE_KEYS = ("inp_types", "mda_size", "out_types", "config", "precision")
+VIEW_KEYS = ("inp_view", "md_hom", "out_view", "boundary", "epilogue", "prologue", "stats")
+TYPE_KEYS = ("inp_types", "mda_size", "out_types", "config", "precision", "kernel_group")
 REQUIRED_KEYS = ("inp_view", "md_hom", "out_view", "inp_types", "mda_size", "out_types")
 
 
@@ -96,6 +124,9 @@ class ComputeOp(IRDLOperation):
     config = opt_prop_def(ConfigAttr)
     precision = opt_prop_def(StringAttr)
     epilogue = opt_prop_def(DictionaryAttr)
+    prologue = opt_prop_def(ArrayAttr)
+    stats = opt_prop_def(ArrayAttr)
+    kernel_group = opt_prop_def(StringAttr)
 
     ASSEMBLY_KEYS: ClassVar[tuple[tuple[str, ...], ...]] = (VIEW_KEYS, TYPE_KEYS)
 
@@ -106,9 +137,10 @@ class ComputeOp(IRDLOperation):
         properties: dict[str, Attribute],
         result_types: Sequence[Attribute],
         epilogue_inputs: Sequence[SSAValue] = (),
+        stats_inputs: Sequence[SSAValue] = (),
     ):
         super().__init__(
-            operands=[[*inputs, *epilogue_inputs]],
+            operands=[[*inputs, *stats_inputs, *epilogue_inputs]],
             result_types=[result_types],
             properties={"comp_name": StringAttr(comp_name), **properties},
         )
@@ -171,12 +203,35 @@ class ComputeOp(IRDLOperation):
     @property
     def inputs(self) -> SSAValues:
         """The md_hom's input buffers."""
-        return SSAValues(self.buffers[: len(self.buffers) - epilogue_count(self.epilogue)])
+        return SSAValues(self.buffers[: len(self.buffers) - epilogue_count(self.epilogue) - stats_count(self.stats)])
+
+    @property
+    def stats_inputs(self) -> SSAValues:
+        """The row statistics' input buffers (none without `stats`)."""
+        end = len(self.buffers) - epilogue_count(self.epilogue)
+        return SSAValues(self.buffers[end - stats_count(self.stats) : end])
 
     @property
     def epilogue_inputs(self) -> SSAValues:
         """The epilogue's input buffers (none without an epilogue)."""
         return SSAValues(self.buffers[len(self.buffers) - epilogue_count(self.epilogue) :])
+
+    @property
+    def row_stats(self) -> list[RowStat]:
+        """The row statistics, in order (valid once verified; none without `stats`)."""
+        if self.stats is None:
+            return []
+        result, buffers = [], list(self.stats_inputs)
+        for entry in self.stats.data:
+            d = entry.data  # type: ignore[attr-defined]
+            maps = [[m.data for m in accesses.data] for accesses in d["inp_view"].data]
+            bounds = [b.data for b in d["boundary"].data] if "boundary" in d else ["none"] * len(maps)
+            result.append(RowStat(
+                d["func"].root_reference.data, [Combine.from_attr(c) for c in d["combine_ops"].data],
+                maps, bounds, buffers[: len(maps)],
+            ))  # fmt: skip
+            buffers = buffers[len(maps) :]
+        return result
 
     @property
     def epilogue_func(self) -> str | None:
@@ -200,6 +255,24 @@ class ComputeOp(IRDLOperation):
         if bounds is None:
             return ["none"] * len(self.epilogue_inputs)
         return [a.data for a in bounds.data]  # type: ignore[attr-defined]
+
+    @property
+    def prologues(self) -> list[tuple[str, list[int]]]:
+        """Per prologue entry, its function and the md_hom inputs it reads (valid once
+        verified; none without a prologue)."""
+        if self.prologue is None:
+            return []
+        return [
+            (e.data["func"].root_reference.data, [i.value.data for i in e.data["inputs"].data])  # type: ignore
+            for e in self.prologue.data
+        ]
+
+    @property
+    def scalar_arity(self) -> int:
+        """The scalar function's arguments before any index arguments: one per input
+        access, a prologue group's accesses counting once per access index."""
+        stats = sum(len(self.lookup_func(s.func).function_type.outputs) for s in self.row_stats)  # type: ignore[union-attr]
+        return stats + len(scalar_arguments(self.prologues, [[0] * len(maps) for maps in self.input_maps], lambda f, a: 0))
 
     def lookup_func(self, name: str) -> FuncOp | None:
         if self.parent_op() is None:
@@ -227,14 +300,14 @@ class ComputeOp(IRDLOperation):
                 at_position=pos,
             )
         values = parser.resolve_operands(operands, ftype.inputs.data, parser.pos)
-        extra = epilogue_count(props.get("epilogue"))
-        if extra > len(values):
+        extra, stats = epilogue_count(props.get("epilogue")), stats_count(props.get("stats"))
+        if extra + stats > len(values):
             parser.raise_error(
-                f"mdh.compute: the epilogue reads {extra} buffers but the op has {len(values)} operands",
+                f"mdh.compute: the epilogue and row statistics read {extra + stats} buffers but the op has {len(values)} operands",
                 at_position=pos,
             )
-        split = len(values) - extra
-        return cls(comp_name, values[:split], props, ftype.outputs.data, values[split:])
+        split, first = len(values) - extra, len(values) - extra - stats
+        return cls(comp_name, values[:first], props, ftype.outputs.data, values[split:], values[first:split])
 
     @classmethod
     def _parse_dictionary(
@@ -280,7 +353,7 @@ class ComputeOp(IRDLOperation):
             printer.print_list(present, lambda k: _print_entry(printer, k, props[k]))
             printer.print_string("}")
         printer.print_string(" (")
-        operands = [*self.inputs, *self.epilogue_inputs]
+        operands = list(self.buffers)
         printer.print_list(operands, printer.print_operand)
         printer.print_string(") : ")
         printer.print_function_type([o.type for o in operands], self.outputs.types)
@@ -305,6 +378,30 @@ def epilogue_count(epilogue: Attribute | None) -> int:
         return 0
     view = epilogue.data.get("inp_view")
     return len(view.data) if isinstance(view, ArrayAttr) else 0
+
+
+def stats_count(stats: Attribute | None) -> int:
+    """The number of buffers a `stats` attribute reads (its entries' `inp_view` entries)."""
+    if not isinstance(stats, ArrayAttr):
+        return 0
+    views = [e.data.get("inp_view") for e in stats.data if isinstance(e, DictionaryAttr)]
+    return sum(len(v.data) for v in views if isinstance(v, ArrayAttr))
+
+
+@dataclass
+class RowStat:
+    """One entry of `stats`: its function, combine operators, views, boundary modes and
+    buffers."""
+
+    func: str
+    combines: list[Combine]
+    maps: list[list[AffineMap]]
+    boundaries: list[str]
+    buffers: list[SSAValue]
+
+    @property
+    def kept(self) -> list[int]:
+        return [d for d, c in enumerate(self.combines) if c.kind != "pw"]
 
 
 def make_view(maps: Sequence[Sequence[AffineMap]]) -> ArrayAttr:

@@ -1,10 +1,12 @@
 """The vocabulary of `mdh.compute`'s attributes: element types, precisions, combine
-operators (`cc`, `pw(f)`, `ps(f)`), boundary modes and index arguments of scalar
-functions."""
+operators (`cc`, `pw(f)`, `ps(f)`), boundary modes, index arguments of scalar functions
+and the scalar function's arguments under a prologue."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -115,3 +117,26 @@ def index_args_allowed(func: FuncOp, num_scalars: int, rank: int) -> bool:
     return len(inputs) == num_scalars + rank and all(
         isinstance(t, IndexType) for t in inputs[num_scalars:]
     )
+
+
+T = TypeVar("T")
+
+
+def scalar_arguments(
+    prologues: Sequence[tuple[str, list[int]]],
+    reads: Sequence[Sequence[T]],
+    apply: Callable[[str, list[T]], T],
+) -> list[T]:
+    """The scalar function's arguments from `reads` (per md_hom input, one value per
+    access): each prologue group's reads replaced, per access index, by
+    `apply(function, the group's reads)` at the place of the group's first input."""
+    groups = {g[0]: (f, g) for f, g in prologues}
+    grouped = {b for _, g in prologues for b in g}
+    args: list[T] = []
+    for b, values in enumerate(reads):
+        if b in groups:
+            f, group = groups[b]
+            args += [apply(f, [reads[m][a] for m in group]) for a in range(len(values))]
+        elif b not in grouped:
+            args += values
+    return args

@@ -11,6 +11,7 @@ from xdsl.dialects.builtin import (
     AffineMapAttr,
     ArrayAttr,
     Float32Type,
+    DictionaryAttr,
     IntegerAttr,
     IntegerType,
     MemRefType,
@@ -32,6 +33,7 @@ from mdh_ir.dialects.mdh_attrs import (
     is_input_type,
     is_scalar_type,
     read_type,
+    scalar_arguments,
 )
 from mdh_ir.dialects.mdh_config import config_entries
 from mdh_ir.dialects.scalar_ops import function_problem
@@ -67,6 +69,8 @@ class _Checker:
         boundaries = self.check_boundary()
         self.check_input_views(sizes, boundaries)
         self.check_output_views(sizes, combines)
+        self.check_prologue()
+        self.check_stats(sizes)
         self.check_scalar_func()
         self.check_combine_funcs(combines)
         self.check_epilogue(sizes, combines)
@@ -263,11 +267,15 @@ class _Checker:
         func = op.lookup_func(name)
         if func is None:
             self.fail("md_hom", f"scalar_func @{name} is not a func.func in this module")
-        scalars: list[Attribute] = [
-            read_type(t) for t, maps in zip(op.inp_types.data, op.input_maps) for _ in maps
-        ]
+        results = {f: self.prologue_result(f) for f, _ in op.prologues}
+        reads = [[read_type(t)] * len(maps) for t, maps in zip(op.inp_types.data, op.input_maps)]
+        scalars: list[Attribute] = scalar_arguments(op.prologues, reads, lambda f, _: results[f])  # type: ignore[arg-type]
+        stats = [t for s in op.row_stats for t in op.lookup_func(s.func).function_type.outputs.data]  # type: ignore[union-attr]
+        scalars = stats + scalars
         ftype = func.function_type  # type: ignore[union-attr]
         inputs = list(ftype.inputs.data)
+        grouped = ", a prologue's result per access of its inputs" if op.prologue is not None else ""
+        grouped += " after the row statistics' values" if op.stats is not None else ""
         if inputs != scalars and not (
             inputs[: len(scalars)] == scalars
             and index_args_allowed(func, len(scalars), op.rank)  # type: ignore[arg-type]
@@ -276,7 +284,7 @@ class _Checker:
             self.fail(
                 "md_hom",
                 f"scalar_func @{name} takes ({', '.join(map(str, inputs))}); expected one "
-                f"argument per input access ({', '.join(map(str, scalars))}"
+                f"argument per input access{grouped} ({', '.join(map(str, scalars))}"
                 f"{'; f16 and bf16 inputs are read as f32' if widened else ''}), optionally "
                 f"followed by {op.rank} index arguments",
             )
@@ -286,6 +294,105 @@ class _Checker:
                 f"scalar_func @{name} returns ({', '.join(map(str, ftype.outputs.data))}); "
                 f"expected out_types ({', '.join(map(str, op.out_types.data))})",
             )
+
+    def check_prologue(self) -> None:
+        """A prologue (`mdh.ComputeOp`'s docstring): entries `{func, inputs}`, groups of
+        distinct md_hom inputs with as many accesses each, the function's type (one
+        value per group input, in order) -> (one value)."""
+        op = self.op
+        if op.prologue is None:
+            return
+        seen: set[int] = set()
+        for n, entry in enumerate(op.prologue.data):
+            if not isinstance(entry, DictionaryAttr) or set(entry.data) != {"func", "inputs"}:
+                self.fail("prologue", f"entry {n}: expected a dictionary with the keys func and inputs")
+            ref, inputs = entry.data["func"], entry.data["inputs"]  # type: ignore[union-attr]
+            if not isinstance(ref, SymbolRefAttr) or ref.nested_references:
+                self.fail("prologue", f"entry {n}: func must be a function symbol, got {ref}")
+            if not isinstance(inputs, ArrayAttr) or not inputs.data or not all(isinstance(i, IntegerAttr) for i in inputs.data):
+                self.fail("prologue", f"entry {n}: inputs must be a non-empty list of input positions")
+            group = [i.value.data for i in inputs.data]  # type: ignore[union-attr]
+            for b in group:
+                if not 0 <= b < len(op.inputs) or b in seen:
+                    self.fail("prologue", f"entry {n}: input {b} is not an md_hom input, or is read by another prologue")
+                seen.add(b)
+            if len({len(op.input_maps[b]) for b in group}) != 1:
+                self.fail("prologue", f"entry {n}: its inputs {group} have different numbers of accesses")
+            if op.parent_op() is None:
+                continue
+            name = ref.root_reference.data  # type: ignore[union-attr]
+            func = op.lookup_func(name)
+            if func is None:
+                self.fail("prologue", f"func @{name} is not a func.func in this module")
+            ftype = func.function_type  # type: ignore[union-attr]
+            types = [op.inp_types.data[b] for b in group]
+            if list(ftype.inputs.data) != types or len(ftype.outputs.data) != 1 or not is_scalar_type(ftype.outputs.data[0]):
+                self.fail(
+                    "prologue",
+                    f"func @{name} must have type ({', '.join(map(str, types))}) -> (one scalar): "
+                    "one value per input of its group",
+                )
+
+    def check_stats(self, sizes: list[int]) -> None:
+        """Row statistics (`mdh.ComputeOp`'s docstring): entries `{func, combine_ops,
+        inp_view[, boundary]}`, reductions without `ps`, views as for inputs, functions
+        of type (earlier entries' values..., one per access...) -> (values...) whose
+        combine functions fit; no epilogue or prologue beside them."""
+        op = self.op
+        if op.stats is None:
+            return
+        if op.epilogue is not None or op.prologue is not None:
+            self.fail("stats", "an op with row statistics has no epilogue or prologue")
+        if any(c.kind == "ps" for c in op.combines):
+            self.fail("stats", "an op with row statistics has no ps dimension")
+        earlier: list[Attribute] = []
+        for n, entry in enumerate(op.stats.data):
+            if not isinstance(entry, DictionaryAttr) or not {"func", "combine_ops", "inp_view"} <= set(entry.data) <= {"func", "combine_ops", "inp_view", "boundary"}:
+                self.fail("stats", f"entry {n}: expected a dictionary with the keys func, combine_ops and inp_view, optionally boundary")
+            ref, ops = entry.data["func"], entry.data["combine_ops"]  # type: ignore[union-attr]
+            if not isinstance(ref, SymbolRefAttr) or ref.nested_references:
+                self.fail("stats", f"entry {n}: func must be a function symbol, got {ref}")
+            if not isinstance(ops, ArrayAttr) or len(ops.data) != len(sizes):
+                self.fail("stats", f"entry {n}: combine_ops must list one operator per dimension")
+            try:
+                combines = [Combine.from_attr(a) for a in ops.data]  # type: ignore[union-attr]
+            except VerifyException as e:
+                self.fail("stats", f"entry {n}: {e}")
+            if any(c.kind == "ps" for c in combines) or all(c.kind == "cc" for c in combines):
+                self.fail("stats", f"entry {n}: a row statistic reduces some dimension (pw) and scans none (ps)")
+        for n, stat in enumerate(op.row_stats):
+            for b, (maps, value, mode) in enumerate(zip(stat.maps, stat.buffers, stat.boundaries)):
+                if mode not in BOUNDARY_MODES:
+                    self.fail("stats", f"entry {n}: unknown boundary mode {mode}")
+                shape = value.type.get_shape()  # type: ignore[attr-defined]
+                for amap in maps:
+                    forms = linear_results(amap)
+                    if amap.num_dims != len(sizes) or len(amap.results) != len(shape) or forms is None:
+                        self.fail("stats", f"entry {n}: input {b}: map {amap} is not a linear map of the op's dimensions onto the buffer's axes")
+                    if mode == "none":
+                        for axis, (form, extent) in enumerate(zip(forms, shape)):  # type: ignore
+                            lo, hi = form.range_over([0] * len(sizes), [k - 1 for k in sizes])
+                            if lo < 0 or hi >= extent:
+                                self.fail("stats", f"entry {n}: input {b}: map {amap} reads index {lo if lo < 0 else hi} of axis {axis} (size {extent}); set a boundary mode to allow it")
+            if op.parent_op() is None:
+                continue
+            func = op.lookup_func(stat.func)
+            if func is None:
+                self.fail("stats", f"func @{stat.func} is not a func.func in this module")
+            reads = [v.type.element_type for maps, v in zip(stat.maps, stat.buffers) for _ in maps]  # type: ignore[attr-defined]
+            ftype = func.function_type  # type: ignore[union-attr]
+            outs = list(ftype.outputs.data)
+            if list(ftype.inputs.data) != earlier + reads or not outs or not all(is_scalar_type(t) for t in outs):
+                self.fail("stats", f"func @{stat.func} must have type ({', '.join(map(str, earlier + reads))}) -> (values): the earlier statistics' values, then one value per access")
+            for c in stat.combines:
+                if c.kind == "pw" and not c.builtin:
+                    g = op.lookup_func(c.func)  # type: ignore[arg-type]
+                    if g is None or list(g.function_type.inputs.data) != outs + outs or list(g.function_type.outputs.data) != outs:
+                        self.fail("stats", f"entry {n}: combine function @{c.func} must have type ({', '.join(map(str, outs * 2))}) -> ({', '.join(map(str, outs))})")
+            earlier += outs
+
+    def prologue_result(self, name: str) -> Attribute:
+        return self.op.lookup_func(name).function_type.outputs.data[0]  # type: ignore[union-attr]
 
     def check_combine_funcs(self, combines: list[Combine]) -> None:
         op = self.op
@@ -381,6 +488,8 @@ class _Checker:
             return
         roots = [op.scalar_func] + [c.func for c in combines if c.kind != "cc" and not c.builtin]
         roots += [op.epilogue_func] if op.epilogue is not None else []
+        roots += [f for f, _ in op.prologues]
+        roots += [s.func for s in op.row_stats] + [c.func for s in op.row_stats for c in s.combines if c.kind == "pw" and not c.builtin]
         done: set[str] = set()
         for root in roots:  # depth first, `path` the chain of calls to the function visited
             path, callees = [root], [iter(self.callees(root))]  # type: ignore[list-item]

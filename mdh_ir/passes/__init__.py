@@ -25,4 +25,6 @@ ALL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "convert-linalg-to-mdh": _lazy("convert_linalg_to_mdh", "ConvertLinalgToMDH"),
     "mdh-bufferize": _lazy("bufferize", "MDHBufferize"),
     "mdh-fuse": _lazy("fuse", "MDHFuse"),
+    "mdh-split-stats": _lazy("split_stats", "MDHSplitStats"),
+    "lowlevel-merge-kernels": _lazy("merge_kernels", "LowLevelMergeKernels"),
 }

@@ -1,4 +1,4 @@
-"""`mdh-fuse`: epilogue fusion of a point-wise consumer into its producer.
+"""`mdh-fuse`: epilogue and prologue fusion of point-wise ops into their neighbours.
 
 A producer `mdh.compute` whose single result is read by one consumer `mdh.compute`
 only, where the consumer is point-wise in it, becomes one op: the producer's
@@ -23,14 +23,62 @@ has an epilogue already (the two are composed), a function calling them
 (`<f>_epilogue`) is added to the module. The fused op stands where the consumer stood,
 named `<producer>_<consumer>`, with the producer's configuration, if any.
 
+Where the consumer cannot take the producer as an epilogue (it reduces, or reads the
+result with several accesses or in part), a point-wise producer (all dimensions `cc`,
+each input read with one access, no epilogue or prologue of its own, no index
+arguments) becomes the consumer's `prologue` (`mdh.ComputeOp`'s docstring):
+
+    %As = mdh.compute "rowscale" {inp_view = [[(i,k) -> (i,k)], [(i,k) -> (i)]], ...} (%A, %s)
+    %C = mdh.compute "mm" {inp_view = [[(i,j,k) -> (i,k)], [(i,j,k) -> (k,j)]], ...} (%As, %B)
+  ->
+    %C = mdh.compute "rowscale_mm" {inp_view = [[(i,j,k) -> (i,k)], [(i,j,k) -> (i)],
+           [(i,j,k) -> (k,j)]], ..., prologue = [{func = @mul, inputs = [0, 1]}]} (%A, %s, %B)
+
+The result's input is replaced, in place, by the producer's inputs, each read through
+the producer's view composed with each of the consumer's accesses to the result, and
+grouped under the producer's scalar function. The consumer must read the result
+without a boundary mode (the producer's function of a `zero` read outside is not
+zero). The fused op drops the consumer's configuration (its per-input entries no
+longer fit) and gets one as any op.
+
+The prologue runs where the scalar function reads its inputs, after promotion: local
+and private copies hold the raw inputs (`mdh-tile` places the call). Cost: applying it
+in the cooperative copy into local memory would evaluate it once per element per
+work-group, at the read it runs once per use; but its arguments do not move along the
+dimensions their views ignore, so the OpenCL compiler hoists it out of the element
+loops over them (a matmul's scaled A: once per element of A per work-item, i.e. the
+copy's cost times the work-items along j, a few per element against the k FMAs
+of the element's uses). At the read it also applies to inputs read from global memory
+or private copies, any number of inputs per group (A and s above: a copy moves one
+buffer), and leaves the copies (vector lanes, prefetch stages, boundary fills)
+unchanged. A function expensive enough for the difference to matter is future work.
+
+When neither applies, reductions whose results an op reads along their rows (one
+access, the projection onto the reduction's kept dimensions, the same sizes), directly
+or through each other, and used nowhere else, become that op's row statistics
+(`stats`, `mdh.ComputeOp`'s docstring): a row softmax written as max, sum of exp(x -
+max), quotient becomes one op (`row_group`, `fuse_rows`; functions that take the
+statistics elsewhere than first get a `<f>_rows` wrapper). Chosen over an online
+softmax (one pw combine over the pair (max, rescaled sum)): that one is a combine a
+user may write as a two-result reduction, and then fuses the same way (two phases);
+but as the fusion of the chain it would change the user's computation (exp of
+differences rescaled, 2 exps per element in the combine) and its rounding. The
+phases run in one kernel whose work-groups hold whole rows (`mdh-split-stats`,
+`lowlevel-merge-kernels`, rule `rows`): correct at every size (a row of any length is
+looped over by its work-group), the statistics pass between phases through a buffer
+of one value per row written and read by the same work-group (4096 rows: 16 KiB, in
+cache), x is read once per phase (from DRAM once, then from cache while the
+work-group's rows fit it) and y written once; nothing of the row's size goes
+through global memory in between.
+
 Fusions are tried until none applies, so a chain of point-wise consumers (bias, then
 ReLU) folds into one op. A producer that cannot be fused with the op reading its result
-stays as it is, and a `FusionRemark` warning gives the reason (a result used twice or
+stays as it is, and a `FusionRemark` warning gives the reasons (a result used twice or
 returned, a consumer that is not point-wise, shapes that differ, a consumer reading
-f16/bf16 inputs or `precision = "tf32"`: an epilogue reads its inputs as they are, ...).
-The fused op keeps the producer's `precision`. Not done here:
-fusing a point-wise producer into its consumer's reads (prologue), or a reduction into
-a point-wise use of its result along other dimensions (softmax).
+f16/bf16 inputs or `precision = "tf32"`: an epilogue reads its inputs as they are, ...;
+then why not as a prologue: an op with `precision = "tf32"` rounds what it reads, which
+a prologue would move to the producer's inputs). The fused op keeps the producer's
+`precision`.
 """
 
 from __future__ import annotations
@@ -40,7 +88,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr, SymbolRefAttr
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, IntegerAttr, ModuleOp, StringAttr, SymbolRefAttr
 from xdsl.ir import Block, Region
 from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.passes import ModulePass
@@ -49,6 +97,7 @@ from xdsl.traits import SymbolTable
 
 from mdh_ir.affine import dim_of
 from mdh_ir.dialects.mdh import ComputeOp, make_view
+from mdh_ir.passes.split_stats import projection
 
 
 class FusionRemark(UserWarning):
@@ -182,6 +231,175 @@ def fuse(module: ModuleOp, producer: ComputeOp, consumer: ComputeOp) -> ComputeO
     return fused
 
 
+def prologue_problem(producer: ComputeOp, consumer: ComputeOp) -> str | None:
+    """Why `producer` cannot be fused into `consumer`'s reads as a prologue, or None."""
+    result = producer.outputs[0]
+    if any(c.kind != "cc" for c in producer.combines):
+        return "the producer is not point-wise (it has a pw or ps dimension)"
+    if producer.epilogue is not None or producer.prologue is not None:
+        return "the producer has an epilogue or a prologue"
+    if "tf32" in (producer.input_precision, consumer.input_precision):
+        return "an op has precision \"tf32\" (a prologue would round the producer's inputs instead of its result)"
+    if any(len(maps) != 1 for maps in producer.input_maps):
+        return "the producer reads an input with several accesses"
+    if producer.scalar_arity != len(producer.lookup_func(producer.scalar_func).function_type.inputs):  # type: ignore[union-attr]
+        return "the producer's scalar function takes the point's indices"
+    if result not in consumer.inputs:
+        return "the consumer reads the result in its epilogue"
+    position = list(consumer.inputs).index(result)
+    if any(position in group for _, group in consumer.prologues):
+        return "the consumer reads the result through a prologue"
+    if (mode := consumer.boundaries[position]) != "none":
+        return f"the consumer reads the result with boundary mode '{mode}' (the producer's function of a read outside differs)"
+    return None
+
+
+def fuse_prologue(producer: ComputeOp, consumer: ComputeOp) -> ComputeOp:
+    """The fused op, in place of `consumer` (`prologue_problem` passed): the result's
+    input replaced by the producer's inputs, read through the producer's views composed
+    with the consumer's accesses, grouped under a prologue calling the producer's
+    scalar function."""
+    result = producer.outputs[0]
+    position = list(consumer.inputs).index(result)
+    extra = len(producer.inputs) - 1
+    inverse = {dim_of(e): axis for axis, e in enumerate(producer.output_maps[0].results)}
+    composed = []
+    for amap in producer.input_maps:
+        per_access = []
+        for access in consumer.input_maps[position]:
+            point = [access.results[inverse[p]] for p in range(producer.rank)]
+            per_access.append(amap[0].replace_dims_and_symbols(point, [], consumer.rank, 0))
+        composed.append(per_access)
+    def spliced(items: list, new: list) -> list:
+        return items[:position] + new + items[position + 1 :]
+    groups = [(f, [b + extra if b > position else b for b in g]) for f, g in consumer.prologues]
+    groups.append((producer.scalar_func, list(range(position, position + len(producer.inputs)))))
+    props = {k: v for k, v in consumer.properties.items() if k not in ("comp_name", "config")}
+    props["inp_view"] = make_view(spliced(consumer.input_maps, composed))
+    props["inp_types"] = ArrayAttr(spliced(consumer.input_element_types, producer.input_element_types))
+    bounds = spliced(consumer.boundaries, producer.boundaries)
+    if any(b != "none" for b in bounds):
+        props["boundary"] = ArrayAttr([StringAttr(b) for b in bounds])
+    props["prologue"] = ArrayAttr(
+        [DictionaryAttr({"func": SymbolRefAttr(f), "inputs": ArrayAttr([IntegerAttr(b, 64) for b in g])}) for f, g in groups]
+    )
+    name = f"{producer.comp_name.data}_{consumer.comp_name.data}"
+    inputs = spliced(list(consumer.inputs), list(producer.inputs))
+    fused = ComputeOp(name, inputs, props, consumer.outputs.types, list(consumer.epilogue_inputs))
+    fused.location = consumer.location
+    Rewriter.replace_op(consumer, fused)
+    Rewriter.erase_op(producer)
+    return fused
+
+
+def row_reads(op: ComputeOp) -> dict[int, ComputeOp]:
+    """Per input of `op` that a row reduction produces and `op` reads along its rows (one
+    access, no boundary mode, the projection onto the reduction's kept dimensions, over
+    the same sizes), that reduction."""
+    found = {}
+    for b, (value, maps, mode) in enumerate(zip(op.inputs, op.input_maps, op.boundaries)):
+        r = value.owner
+        if not isinstance(r, ComputeOp) or r.parent_block() is not op.parent_block() or r.sizes != op.sizes:
+            continue
+        if r.epilogue is not None or r.prologue is not None or r.stats is not None:
+            continue
+        kept = [d for d, c in enumerate(r.combines) if c.kind == "cc"]
+        if len(kept) == r.rank or any(c.kind == "ps" for c in r.combines):
+            continue
+        rows = projection(r.rank, kept)
+        if len(maps) == 1 and mode == "none" and maps[0] == rows and all(m == rows for m in r.output_maps):
+            found[b] = r
+    return found
+
+
+def row_group(main: ComputeOp) -> list[ComputeOp]:
+    """The row reductions whose results `main` reads along their rows, directly or
+    through each other, in program order, where every use of their results lies in
+    the group; empty where there is none or some result is used outside it."""
+    group: list[ComputeOp] = []
+    todo = [main]
+    while todo:
+        for r in row_reads(todo.pop()).values():
+            if r not in group:
+                group.append(r)
+                todo.append(r)
+    members = {main, *group}
+    if any(u.operation not in members for r in group for v in r.outputs for u in v.uses):
+        return []
+    block = main.parent_block()
+    order = list(block.ops)  # type: ignore[union-attr]
+    return sorted(group, key=order.index)
+
+
+def calling(module: ModuleOp, callee: str, arg_types: list, args: list[int], anchor: ComputeOp) -> str:
+    """`callee` where `args` (per callee argument, the new function's argument giving
+    it) is the identity, else a new function of `arg_types` calling it with `args`."""
+    f = anchor.lookup_func(callee)
+    assert f is not None
+    if args == list(range(len(arg_types))) and list(f.function_type.inputs.data) == arg_types:
+        return callee
+    block = Block(arg_types=arg_types)
+    call = func.CallOp(callee, [block.args[a] for a in args], list(f.function_type.outputs.data))
+    block.add_ops([call, func.ReturnOp(*call.results)])
+    name, n = f"{callee}_rows", 0
+    while SymbolTable.lookup_symbol(module, name) is not None:
+        n += 1
+        name = f"{callee}_rows{n}"
+    Rewriter.insert_op(func.FuncOp(name, (arg_types, f.function_type.outputs.data), Region(block)), InsertPoint.after(f))
+    return name
+
+
+def phase_function(module: ModuleOp, op: ComputeOp, earlier: list) -> tuple[str, list[int]]:
+    """`op`'s function taking the values of `earlier` (SSA results of earlier phases)
+    first, then the accesses of its other inputs, and those inputs."""
+    stat_of = row_reads(op)
+    own = [b for b in range(len(op.inputs)) if b not in stat_of]
+    types = [v.type.element_type for v in earlier]  # type: ignore[attr-defined]
+    types += [op.inputs[b].type.element_type for b in own for _ in op.input_maps[b]]  # type: ignore[attr-defined]
+    args, position = [], len(earlier)
+    slots = {b: [] for b in own}
+    for b in own:
+        slots[b] = list(range(position, position + len(op.input_maps[b])))
+        position += len(op.input_maps[b])
+    for b in range(len(op.inputs)):
+        args += [earlier.index(op.inputs[b])] if b in stat_of else slots[b]
+    return calling(module, op.scalar_func, types, args, op), own
+
+
+def fuse_rows(module: ModuleOp, group: list[ComputeOp], main: ComputeOp) -> ComputeOp:
+    """The op computing `group`'s reductions as row statistics before `main`."""
+    earlier: list = []
+    entries, stats_inputs = [], []
+    for r in group:
+        f, own = phase_function(module, r, earlier)
+        entry = {
+            "func": SymbolRefAttr(f),
+            "combine_ops": r.md_hom.data["combine_ops"],
+            "inp_view": make_view([r.input_maps[b] for b in own]),
+        }
+        if any(r.boundaries[b] != "none" for b in own):
+            entry["boundary"] = ArrayAttr([StringAttr(r.boundaries[b]) for b in own])
+        entries.append(DictionaryAttr(entry))
+        stats_inputs += [r.inputs[b] for b in own]
+        earlier += list(r.outputs)
+    f, own = phase_function(module, main, earlier)
+    props = {k: v for k, v in main.properties.items() if k not in ("comp_name", "config")}
+    props["md_hom"] = DictionaryAttr({**main.md_hom.data, "scalar_func": SymbolRefAttr(f)})
+    props["inp_view"] = make_view([main.input_maps[b] for b in own])
+    props["inp_types"] = ArrayAttr([main.input_element_types[b] for b in own])
+    props.pop("boundary", None)
+    if any(main.boundaries[b] != "none" for b in own):
+        props["boundary"] = ArrayAttr([StringAttr(main.boundaries[b]) for b in own])
+    props["stats"] = ArrayAttr(entries)
+    name = "_".join(op.comp_name.data for op in [*group, main])
+    fused = ComputeOp(name, [main.inputs[b] for b in own], props, main.outputs.types, list(main.epilogue_inputs), stats_inputs)
+    fused.location = main.location
+    Rewriter.replace_op(main, fused)
+    for r in reversed(group):
+        Rewriter.erase_op(r)
+    return fused
+
+
 def remark(producer: ComputeOp, reason: str) -> None:
     warnings.warn(
         f'mdh-fuse: remark: mdh.compute "{producer.comp_name.data}" not fused: {reason}',
@@ -201,13 +419,23 @@ class MDHFuse(ModulePass):
                 consumer = consumer_of(producer)
                 if consumer is None:
                     continue
-                reason = consumer if isinstance(consumer, str) else fusion_problem(producer, consumer)
+                if isinstance(consumer, str):
+                    refused[producer] = consumer
+                    continue
+                reason = fusion_problem(producer, consumer)
                 if reason is None:
-                    fuse(op, producer, consumer)  # type: ignore[arg-type]
+                    fuse(op, producer, consumer)
                     break
-                refused[producer] = reason
+                if (why := prologue_problem(producer, consumer)) is None:
+                    fuse_prologue(producer, consumer)
+                    break
+                refused[producer] = f"{reason}; as a prologue: {why}"
             else:
-                break
+                mains = [o for o in op.walk() if isinstance(o, ComputeOp) and o.stats is None]
+                rows = [(m, g) for m in mains if m.epilogue is None and m.prologue is None and (g := row_group(m))]
+                if not rows:
+                    break
+                fuse_rows(op, rows[0][1], rows[0][0])
         for producer, reason in refused.items():
             if producer.parent is not None:
                 remark(producer, reason)

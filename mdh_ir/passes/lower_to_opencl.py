@@ -1,8 +1,9 @@
 """`lower-to-opencl`: the whole pipeline from `mdh.compute` to printable low-level IR.
 
-    mdh-bufferize, mdh-default-config{device=D}, mdh-check-config{device=D}, mdh-tile,
-    mdh-assign-asm, mdh-promote-memory, mdh-place-combine, mdh-vectorize{flush=(D is cpu)},
-    lowlevel-prefetch, lowlevel-expand, xDSL's dce and cse, lowlevel-align-vectors.
+    mdh-bufferize, mdh-default-config{device=D}, mdh-check-config{device=D},
+    mdh-split-stats, mdh-tile, mdh-assign-asm, mdh-promote-memory, mdh-place-combine,
+    mdh-vectorize{flush=(D is cpu)}, lowlevel-prefetch, lowlevel-expand,
+    lowlevel-merge-kernels, xDSL's dce and cse, lowlevel-align-vectors.
 
 `mdh-opt --lower-to-opencl f.mlir` runs it and prints the OpenCL program.
 """
@@ -22,8 +23,10 @@ from mdh_ir.passes.check_config import MDHCheckConfig
 from mdh_ir.passes.default_config import MDHDefaultConfig
 from mdh_ir.passes.expand import LowLevelExpand
 from mdh_ir.passes.place_combine import MDHPlaceCombine
+from mdh_ir.passes.merge_kernels import LowLevelMergeKernels
 from mdh_ir.passes.prefetch import LowLevelPrefetch
 from mdh_ir.passes.promote_memory import MDHPromoteMemory
+from mdh_ir.passes.split_stats import MDHSplitStats
 from mdh_ir.passes.tile import MDHTile
 from mdh_ir.passes.vectorize import MDHVectorize
 
@@ -37,6 +40,7 @@ def lowering(device: str = "cpu") -> list[ModulePass]:
     """The passes after the configuration is complete and checked (the runtime checks it
     against the real device instead of a preset)."""
     return [
+        MDHSplitStats(),
         MDHTile(),
         MDHAssignASM(),
         MDHPromoteMemory(),
@@ -44,6 +48,7 @@ def lowering(device: str = "cpu") -> list[ModulePass]:
         MDHVectorize(flush=device == "cpu"),
         LowLevelPrefetch(),
         LowLevelExpand(),
+        LowLevelMergeKernels(),
         DeadCodeElimination(),
         CommonSubexpressionElimination(),
         LowLevelAlignVectors(),

@@ -36,6 +36,7 @@ from xdsl.rewriter import Rewriter
 from mdh_ir.schedule.config import Config, ConfigError
 from mdh_ir.dialects.lowlevel import AccumulateOp, ParForOp, RoundTF32Op, TileForOp, ViewLoadOp
 from mdh_ir.dialects.mdh import ComputeOp
+from mdh_ir.dialects.mdh_attrs import scalar_arguments
 from mdh_ir.errors import MDHError
 from mdh_ir.passes.carried import carry
 from mdh_ir.passes.emit import Emitter, index
@@ -122,7 +123,7 @@ class MDHTile(ModulePass):
 
 def takes_point(op: ComputeOp, scalar: func.FuncOp) -> bool:
     """Whether `op`'s scalar function takes the point's indices after its inputs."""
-    return len(scalar.function_type.inputs) > sum(len(maps) for maps in op.input_maps)
+    return len(scalar.function_type.inputs) > op.scalar_arity
 
 
 def point_values(
@@ -130,12 +131,19 @@ def point_values(
 ) -> list[SSAValue]:
     """The scalar function's results at `point`: each input read through its views
     (`lowlevel.view_load`; rounded to TF32 by `lowlevel.round_tf32` where the op's
-    precision is "tf32"), the point's indices appended `with_point`."""
-    args = [
-        e.emit(ViewLoadOp(buf, point, [], AffineMapAttr(m), mode))
+    precision is "tf32"), a prologue's function called on its group's reads there (so
+    that promoted memory holds the raw inputs), the point's indices appended `with_point`."""
+    reads = [
+        [e.emit(ViewLoadOp(buf, point, [], AffineMapAttr(m), mode)) for m in maps]
         for buf, maps, mode in zip(inputs, op.input_maps, op.boundaries)
-        for m in maps
     ]
     if op.input_precision == "tf32":
-        args = [e.emit(RoundTF32Op(a)) for a in args]
+        reads = [[e.emit(RoundTF32Op(a)) for a in group] for group in reads]
+
+    def prologue(name: str, values: list[SSAValue]) -> SSAValue:
+        callee = op.lookup_func(name)
+        assert callee is not None
+        return e.op(func.CallOp(name, values, callee.function_type.outputs.data)).results[0]
+
+    args = scalar_arguments(op.prologues, reads, prologue)
     return list(e.op(func.CallOp(op.scalar_func, [*args, *(point if with_point else [])], op.output_element_types)).results)

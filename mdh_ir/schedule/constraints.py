@@ -26,6 +26,7 @@ bound a resource name the limit and the device model it comes from in their mess
 | epilogue | an op with an epilogue and pw dimensions accumulates privately (res_mem "prv"): "glb" combines into the output until its last point, with no place to apply the epilogue once |
 | tensor-cores | mma other than "none" only on a device with tensor cores (`DeviceInfo.tensor_cores`: NVIDIA's compute capability 8.0 and later; never PoCL) |
 | mma-inputs | mma "tf32" only for an op whose precision is "tf32" (f32 inputs are never rounded unasked), "f16" / "bf16" only for an op whose inputs are all f16 / bf16 |
+| rows | an op with row statistics has one work-group along every dimension a statistic reduces: each work-group holds whole rows, so each phase of its kernel reads statistics its own work-group wrote (`mdh-split-stats`) |
 | implemented | res_mem is not "lcl", mma is "none" (neither generated yet) |
 """
 
@@ -148,7 +149,7 @@ def vector_problem(plan: TilePlan) -> str | None:
             if dim_of(amap.results[-1]) != d:
                 return f"output {j} is not written contiguously along dim {d}"
     scalar = op.lookup_func(op.scalar_func)
-    if scalar is not None and len(scalar.function_type.inputs) > sum(map(len, op.input_maps)):
+    if scalar is not None and len(scalar.function_type.inputs) > op.scalar_arity:
         return "the scalar function takes index arguments"
     return None
 
@@ -182,7 +183,7 @@ def index_problems(op: ComputeOp) -> list[str]:
 
 def buffer_bytes(op: ComputeOp) -> int:
     """Bytes of the op's input and output buffers."""
-    buffers = [*op.inputs, *op.epilogue_inputs, *op.outputs]
+    buffers = [*op.buffers, *op.outputs]
     return sum(
         prod(v.type.get_shape()) * element_bytes(v.type.element_type)  # type: ignore[attr-defined]
         for v in buffers
@@ -237,6 +238,8 @@ def violations(op: ComputeOp, cfg: Config, device: DeviceInfo | None = None) -> 
         for o, (n, limit) in enumerate(zip(local, device.max_wi_sizes)):
             message = f"OpenCL dim {o}: {n} work-items > device limit {limit} ({device.model})"
             rule("wg-size", n <= limit, message)
+    rows = sorted({d for s in op.row_stats for d, c in enumerate(s.combines) if c.kind == "pw"})
+    rule("rows", all(cfg.num_wg[d] == 1 for d in rows), f"dims {rows}: a statistic reduces them, num_wg must be 1")
     for o, (g, n) in enumerate(zip(groups, local)):
         rule("index-range", g * n < INDEX_LIMIT, f"OpenCL dim {o}: global size {g * n} >= 2^31")
     found += [Violation("index-range", m) for m in index_problems(op)]

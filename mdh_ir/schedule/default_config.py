@@ -94,11 +94,19 @@ def _spread(total: int, dims: list[int], sizes: tuple[int, ...]) -> dict[int, in
 
 
 def default_config(op: ComputeOp, device: DeviceInfo) -> Config:
+    """The default; an op with row statistics keeps its rows in one work-group each
+    (rule `rows`) and steps along them with scalar code (vectors along a reduced
+    dimension need a known identity in each statistic's combine)."""
     if device.kind == "gpu":
-        return _gpu_config(op, device)
-    kept, pw = _kinds(op)
-    candidates = [_cpu_config(op, device, d) for d in [*reversed(kept), *pw[-1:]]]
-    return _tile_accumulator(op, device, max(candidates, key=lambda cfg: cfg.vector_width))
+        cfg = _gpu_config(op, device)
+    else:
+        kept, pw = _kinds(op)
+        candidates = [_cpu_config(op, device, d) for d in [*reversed(kept), *pw[-1:]]]
+        cfg = _tile_accumulator(op, device, max(candidates, key=lambda cfg: cfg.vector_width))
+    rows = {d for s in op.row_stats for d, c in enumerate(s.combines) if c.kind == "pw"}
+    if not rows:
+        return cfg
+    return cfg.with_(num_wg=tuple(1 if d in rows else g for d, g in enumerate(cfg.num_wg)), vector_width=1)
 
 
 def _tile_accumulator(op: ComputeOp, device: DeviceInfo, cfg: Config) -> Config:

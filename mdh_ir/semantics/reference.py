@@ -5,8 +5,11 @@ For an op with sizes N_1..N_D, scalar function f and combine operators ‚äõ_1..‚ä
 1. at every point x of the iteration space, read each input access (view map applied to
    x; outside the buffer, the buffer's boundary mode decides the value; an f16 or bf16
    element as its value, an f32 one rounded to TF32 where the op's `precision` is
-   "tf32": `semantics.precision`) and evaluate f(reads..., [x]) to one value per output
-   buffer (in float64 with `promote`);
+   "tf32": `semantics.precision`), apply each prologue's function to its group's reads
+   (`mdh_attrs.scalar_arguments`) and evaluate f(arguments..., [x]) to one value per
+   output buffer (in float64 with `promote`); with row statistics, their values at x
+   come first (each computed beforehand over the whole space as its own reduction,
+   `row_stats`);
 2. reduce every `pw(g)` dimension with g (g must be associative and commutative: any
    order and bracketing is allowed), then scan every `ps(g)` dimension in index order
    with g (inclusive prefix; g must be associative);
@@ -16,7 +19,7 @@ For an op with sizes N_1..N_D, scalar function f and combine operators ‚äõ_1..‚ä
 4. write the result of each point of the kept (`cc`/`ps`) dimensions to each output
    buffer at the position its output view gives.
 
-The inputs are the md_hom's inputs, then the epilogue's.
+The inputs are the op's operands: the md_hom's inputs, the row statistics', the epilogue's.
 
 A builtin combine operator reduces (scans) an axis with numpy's own reduction
 (accumulation) of its ufunc, in the values' type; a combine function, by pairwise
@@ -43,6 +46,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from mdh_ir.affine import linear_results
 from mdh_ir.dialects.mdh import Combine, ComputeOp
+from mdh_ir.dialects.mdh_attrs import scalar_arguments
 from mdh_ir.semantics.arrays import checked_arrays
 from mdh_ir.semantics.precision import read_inputs
 from mdh_ir.semantics.scalar_eval import FuncEvaluator, dtype_kind, numpy_dtype
@@ -91,13 +95,8 @@ class ReferenceEvaluator:
         self.combines = op.combines
         self.access_forms = [[linear_results(m) for m in maps] for maps in op.input_maps]
         self.out_types = [self.funcs.dtype(t) for t in op.output_element_types]
-        self.with_indices = len(self._scalar_args_template()) < len(
-            self.funcs.funcs[op.scalar_func].function_type.inputs.data
-        )
+        self.with_indices = op.scalar_arity < len(self.funcs.funcs[op.scalar_func].function_type.inputs.data)
         self.chunk_points = chunk_points
-
-    def _scalar_args_template(self) -> list[tuple[int, int]]:
-        return [(b, a) for b, forms in enumerate(self.access_forms) for a in range(len(forms))]
 
     def combine_fn(self, c: Combine) -> Binary:
         if c.builtin:
@@ -108,8 +107,9 @@ class ReferenceEvaluator:
 
     def __call__(self, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
         op = self.op
-        arrays = checked_arrays([*op.inputs, *op.epilogue_inputs], inputs, f'mdh.compute "{op.comp_name.data}"')
+        arrays = checked_arrays(list(op.buffers), inputs, f'mdh.compute "{op.comp_name.data}"')
         self.inputs = read_inputs(op, arrays[: len(op.inputs)])
+        self.stats = self.row_stats(arrays[len(op.inputs) : len(op.inputs) + len(op.stats_inputs)])
         ranges = [(0, n) for n in self.sizes]
         result = self.piece(ranges)
         outputs = []
@@ -117,7 +117,7 @@ class ReferenceEvaluator:
         pw_axes = tuple(d for d, c in enumerate(self.combines) if c.kind == "pw")
         result = tuple(np.squeeze(v, axis=pw_axes) if pw_axes else v for v in result)
         if op.epilogue is not None:
-            result = self.epilogue(result, kept, arrays[len(op.inputs) :])
+            result = self.epilogue(result, kept, arrays[len(op.buffers) - len(op.epilogue_inputs) :])
         for value, amap in zip(result, op.output_maps):
             dims = [e.position for e in amap.results]  # type: ignore[attr-defined]
             outputs.append(np.transpose(value, [kept.index(d) for d in dims]).copy())
@@ -136,6 +136,29 @@ class ReferenceEvaluator:
         shape = values[0].shape
         results = self.funcs.call(op.epilogue_func, args)  # type: ignore[arg-type]
         return tuple(np.broadcast_to(np.asarray(v, dtype=t), shape) for v, t in zip(results, self.out_types))
+
+    def row_stats(self, arrays: Sequence[np.ndarray]) -> list[np.ndarray]:
+        """The values of the op's row statistics, in order, over the whole space: each
+        reduced to extent 1 along its pw dimensions (so that it broadcasts)."""
+        grids = [np.arange(n).reshape([-1 if e == d else 1 for e in range(len(self.sizes))]) for d, n in enumerate(self.sizes)]
+        values: list[np.ndarray] = []
+        for stat in self.op.row_stats:
+            mine, arrays = arrays[: len(stat.maps)], arrays[len(stat.maps) :]
+            reads = [
+                self.read(buf, linear_results(m), grids, mode)
+                for buf, maps, mode in zip(mine, stat.maps, stat.boundaries)
+                for m in maps
+            ]
+            types = [self.funcs.dtype(t) for t in self.funcs.funcs[stat.func].function_type.outputs.data]
+            out = tuple(
+                np.broadcast_to(np.asarray(v, dtype=t), self.sizes)
+                for v, t in zip(self.funcs.call(stat.func, [*values, *reads]), types)
+            )
+            for d, c in enumerate(stat.combines):
+                if c.kind == "pw":
+                    out = reduce_axis(out, d, self.combine_fn(c))
+            values += list(out)
+        return values
 
     def piece(self, ranges: list[tuple[int, int]]) -> Values:
         """The result of the sub-space `ranges`, pw dims reduced to extent 1."""
@@ -162,10 +185,13 @@ class ReferenceEvaluator:
             np.arange(lo, hi).reshape([-1 if e == d else 1 for e in range(rank)])
             for d, (lo, hi) in enumerate(ranges)
         ]
-        args = []
-        for buf, forms, mode in zip(self.inputs, self.access_forms, self.op.boundaries):
-            for form in forms:
-                args.append(self.read(buf, form, grids, mode))  # type: ignore[arg-type]
+        reads = [
+            [self.read(buf, form, grids, mode) for form in forms]
+            for buf, forms, mode in zip(self.inputs, self.access_forms, self.op.boundaries)
+        ]
+        args = scalar_arguments(self.op.prologues, reads, lambda f, values: self.funcs.call(f, values)[0])
+        window = tuple(slice(lo, hi) for lo, hi in ranges)
+        args = [s[tuple(w if n > 1 else slice(None) for w, n in zip(window, s.shape))] for s in self.stats] + args
         if self.with_indices:
             args += grids
         values = self.funcs.call(self.op.scalar_func, args)
@@ -251,7 +277,7 @@ def random_inputs(op: ComputeOp, rng: np.random.Generator) -> list[np.ndarray]:
     """Random inputs for `op` (its md_hom's, then its epilogue's): floats in [-1, 1),
     integers in [-8, 8)."""
     arrays = []
-    for v in [*op.inputs, *op.epilogue_inputs]:
+    for v in op.buffers:
         dtype = numpy_dtype(v.type.element_type)  # type: ignore[attr-defined]
         shape = v.type.get_shape()  # type: ignore[attr-defined]
         if dtype_kind(dtype) == "f":

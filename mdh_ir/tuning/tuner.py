@@ -63,7 +63,8 @@ from mdh_ir.database.store import OK, RUNNING, Database, Evaluation, best_config
 from mdh_ir.schedule.default_config import default_config
 from mdh_ir.runtime import device_info
 from mdh_ir.semantics.compare import reference_outputs
-from mdh_ir.semantics.reference import find_compute, random_inputs
+from mdh_ir.semantics.host import host_function, random_arguments
+from mdh_ir.semantics.reference import find_compute
 from mdh_ir.tuning.distributed import Sharing
 from mdh_ir.tuning.evaluate import Evaluator
 from mdh_ir.tuning.pool import POOL_PHASES, BuildPool
@@ -364,10 +365,11 @@ class Tuner:
                 self.technique.learn(params, e.seconds if e.ok else None)
 
     def _data(self, inputs: list[np.ndarray] | None, reference: list[np.ndarray] | None) -> tuple:
-        """`inputs` (seeded random ones by default) and `reference` (by default the
+        """`inputs` (seeded random ones by default: the host function's arguments, the
+        op's inputs' draws where they are its operands) and `reference` (by default the
         reference semantics' outputs)."""
         if inputs is None:
-            inputs = random_inputs(self.op, np.random.default_rng(self.seed))
+            inputs = random_arguments(host_function(self.module), np.random.default_rng(self.seed))
         if reference is None:
             reference = reference_outputs(self.module, inputs)
         return inputs, reference

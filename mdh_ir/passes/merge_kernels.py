@@ -1,0 +1,93 @@
+"""`lowlevel-merge-kernels`: the kernels of one kernel group become one kernel.
+
+The phases of an op with row statistics (`mdh-split-stats`) are lowered as ops of their
+own, each to a kernel carrying `kernel_group`; their launches follow each other in the
+host function with the same NDRange, and every work-group holds whole rows (rule
+`rows`), so a phase reads only statistics that its own work-group wrote. The group's
+kernels become the first one, their bodies in launch order with a work-group barrier
+on global memory between them (a statistic written by one work-item is read by the
+others), their arguments one per distinct host buffer (a row read by every phase is
+one argument), launched where the last was (every buffer exists there: between the
+launches the host only allocates the later phases' outputs); the other launches and
+kernels are removed:
+
+    lowlevel.kernel @softmax_0(%x, %m, %s, %y) {
+      ...                       max of each row of the work-group into %m
+      lowlevel.barrier global
+      ...                       sum of exp(x - m) into %s
+      lowlevel.barrier global
+      ...                       y = exp(x - m) / s
+    }
+
+Runs after `lowlevel-expand` (`lower-to-opencl`): earlier passes rewrite each kernel
+from the op it carries.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import FunctionType, ModuleOp, StringAttr
+from xdsl.ir import Block, SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
+from xdsl.traits import SymbolTable
+
+from mdh_ir.dialects.lowlevel import BarrierOp, KernelOp, LaunchOp
+from mdh_ir.errors import MDHError
+from mdh_ir.passes.carried import COMPUTE_ATTR
+
+
+def group_of(kernel: KernelOp) -> str | None:
+    props = kernel.attributes.get(COMPUTE_ATTR)
+    group = props.data.get("kernel_group") if props is not None else None  # type: ignore[attr-defined]
+    return group.data if isinstance(group, StringAttr) else None
+
+
+def merge(module: ModuleOp, launches: list[LaunchOp]) -> None:
+    kernels = [SymbolTable.lookup_symbol(module, l.kernel) for l in launches]
+    first = launches[0]
+    for launch in launches[1:]:
+        if launch.global_size != first.global_size or launch.local_size != first.local_size:
+            raise MDHError(f"lowlevel-merge-kernels: kernel group {group_of(kernels[0])}: its launches differ in size", launch)  # type: ignore[arg-type]
+    host_args: list[SSAValue] = []
+    for launch in launches:
+        host_args += [a for a in launch.args if a not in host_args]
+    block = Block(arg_types=[a.type for a in host_args])
+    for n, (launch, kernel) in enumerate(zip(launches, kernels)):
+        if n:
+            block.add_op(BarrierOp(global_memory=True))
+        body = kernel.body.block  # type: ignore[union-attr]
+        for arg, value in zip(body.args, launch.args):
+            arg.replace_all_uses_with(block.args[host_args.index(value)])
+        for op in list(body.ops):
+            op.detach()
+            block.add_op(op)
+    merged = kernels[0]
+    old = merged.body.block  # type: ignore[union-attr]
+    merged.body.insert_block_before(block, old)  # type: ignore[union-attr]
+    merged.body.detach_block(old)  # type: ignore[union-attr]
+    merged.function_type = FunctionType.from_lists(block.arg_types, [])  # type: ignore[union-attr]
+    sizes = (first.global_size.get_values(), first.local_size.get_values())
+    Rewriter.replace_op(launches[-1], LaunchOp(first.kernel.root_reference.data, host_args, *sizes))
+    for launch in launches[:-1]:
+        Rewriter.erase_op(launch)
+    for kernel in kernels[1:]:
+        Rewriter.erase_op(kernel)  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class LowLevelMergeKernels(ModulePass):
+    name = "lowlevel-merge-kernels"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        groups: dict[tuple, list[LaunchOp]] = {}
+        for launch in [o for o in op.walk() if isinstance(o, LaunchOp)]:
+            kernel = SymbolTable.lookup_symbol(op, launch.kernel)
+            group = group_of(kernel) if isinstance(kernel, KernelOp) else None
+            if group is not None:
+                groups.setdefault((launch.parent_block(), group), []).append(launch)
+        for launches in groups.values():
+            if len(launches) > 1:
+                merge(op, launches)

@@ -1,0 +1,134 @@
+"""Row fusion (`mdh-fuse`, row statistics): a row softmax written as three ops (max,
+sum of exp(x - max), divide) becomes one op and one kernel whose result equals the
+chain's, under the default and random legal configurations, at awkward sizes, on the
+test device; a statistic used outside the chain keeps the chain."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from xdsl.context import Context
+
+from mdh_ir.device import DeviceInfo
+from mdh_ir.dialects.lowlevel import KernelOp
+from mdh_ir.driver import compile_module
+from mdh_ir.passes.fuse import FusionRemark, MDHFuse
+from mdh_ir.runtime import select_device
+from mdh_ir.semantics.host import evaluate_host, host_function, random_arguments
+from mdh_ir.tools.context import make_context
+from mdh_ir.tools.diagnostics import load_module
+from mdh_ir.tuning.space import Infeasible, RandomTrial, sample_config
+from tests.lowering_check import TEST_DEVICE, check_outputs
+from tests.test_fuse import AWKWARD, computes
+
+FUNCS = """
+func.func @id(%a: f32) -> f32 {
+  func.return %a : f32
+}
+func.func @exp_sub(%m: f32, %x: f32) -> f32 {
+  %d = arith.subf %x, %m : f32
+  %e = math.exp %d : f32
+  func.return %e : f32
+}
+func.func @div(%m: f32, %x: f32, %s: f32) -> f32 {
+  %d = arith.subf %x, %m : f32
+  %e = math.exp %d : f32
+  %r = arith.divf %e, %s : f32
+  func.return %r : f32
+}
+"""
+
+
+def softmax(m: int, n: int, returned: str = "%y") -> str:
+    results = {"%y": f"memref<{m}x{n}xf32>", "%y, %m": f"memref<{m}x{n}xf32>, memref<{m}xf32>"}[returned]
+    return FUNCS + f"""
+func.func @main(%x: memref<{m}x{n}xf32>) -> ({results}) {{
+  %m = mdh.compute "max"
+    {{inp_view = [[affine_map<(i,j) -> (i,j)>]],
+      md_hom = {{scalar_func = @id, combine_ops = ["cc", ["pw", "max"]]}},
+      out_view = [[affine_map<(i,j) -> (i)>]]}}
+    {{inp_types = [f32], mda_size = [{m}, {n}], out_types = [f32]}}
+    (%x) : (memref<{m}x{n}xf32>) -> memref<{m}xf32>
+  %s = mdh.compute "sum"
+    {{inp_view = [[affine_map<(i,j) -> (i)>], [affine_map<(i,j) -> (i,j)>]],
+      md_hom = {{scalar_func = @exp_sub, combine_ops = ["cc", ["pw", "add"]]}},
+      out_view = [[affine_map<(i,j) -> (i)>]]}}
+    {{inp_types = [f32, f32], mda_size = [{m}, {n}], out_types = [f32]}}
+    (%m, %x) : (memref<{m}xf32>, memref<{m}x{n}xf32>) -> memref<{m}xf32>
+  %y = mdh.compute "div"
+    {{inp_view = [[affine_map<(i,j) -> (i)>], [affine_map<(i,j) -> (i,j)>], [affine_map<(i,j) -> (i)>]],
+      md_hom = {{scalar_func = @div, combine_ops = ["cc", "cc"]}},
+      out_view = [[affine_map<(i,j) -> (i,j)>]]}}
+    {{inp_types = [f32, f32, f32], mda_size = [{m}, {n}], out_types = [f32]}}
+    (%m, %x, %s) : (memref<{m}xf32>, memref<{m}x{n}xf32>, memref<{m}xf32>) -> memref<{m}x{n}xf32>
+  func.return {returned} : {results}
+}}
+"""
+
+
+def parse(text: str):
+    return load_module(make_context(), text, "softmax.mlir")
+
+
+def fused(module):
+    one = module.clone()
+    MDHFuse().apply(Context(), one)
+    one.verify()
+    return one
+
+
+def test_fused_softmax_reference_equals_the_chain() -> None:
+    rng = np.random.default_rng(1)
+    for m, n in [(1, 1), (3, 17), (13, 1), (9, 33), (2, 129)]:
+        chain = parse(softmax(m, n))
+        (op,) = computes(fused(chain))
+        assert op.stats is not None and len(op.row_stats) == 2
+        args = [rng.uniform(-30, 30, (m, n)).astype(np.float32)]
+        (want,) = evaluate_host(chain, args)
+        (got,) = evaluate_host(fused(chain), args)
+        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-7)
+        e = np.exp(args[0].astype(np.float64) - args[0].max(1, keepdims=True))
+        np.testing.assert_allclose(got, e / e.sum(1, keepdims=True), rtol=1e-6, atol=1e-7)
+
+
+def test_fused_softmax_is_one_kernel_and_runs() -> None:
+    module = fused(parse(softmax(7, 33)))
+    program = compile_module(module, TEST_DEVICE)
+    assert len([k for k in program.lowered.walk() if isinstance(k, KernelOp)]) == 1
+    args = random_arguments(host_function(module), np.random.default_rng(2))
+    check_outputs(module, args, program(*args))
+
+
+def test_fused_softmax_lowered_under_random_configs() -> None:
+    """Random legal configurations of the fused op (several work-items along a row:
+    statistics combined in local memory before the next phase reads them)."""
+    info = DeviceInfo.from_cl(select_device(TEST_DEVICE))
+    rng = np.random.default_rng(4)
+    done = 0
+    for draw in range(40):
+        m, n = int(rng.choice(AWKWARD)), int(rng.choice(AWKWARD + [128, 129]))
+        module = fused(parse(softmax(m, n)))
+        (op,) = computes(module)
+        try:
+            config = sample_config(op, info, RandomTrial(rng))
+        except Infeasible:
+            continue
+        config = config.with_(num_wg=(config.num_wg[0], 1), vector_width=1)
+        args = random_arguments(host_function(module), rng)
+        try:
+            check_outputs(module, args, compile_module(module, TEST_DEVICE, config)(*args))
+        except Exception as e:
+            raise AssertionError(f"softmax {m}x{n} config={config.to_attr()}\n{e}") from e
+        done += 1
+        if done == 10:
+            break
+    assert done == 10
+
+
+def test_a_statistic_used_outside_keeps_the_chain() -> None:
+    module = parse(softmax(4, 5, returned="%y, %m"))
+    with pytest.warns(FusionRemark, match='"max" not fused: its result is used 3 times'):
+        MDHFuse().apply(Context(), module)
+    assert [op.comp_name.data for op in computes(module)] == ["max", "sum", "div"]
+    args = random_arguments(host_function(module), np.random.default_rng(3))
+    check_outputs(module, args, compile_module(module, TEST_DEVICE)(*args))
