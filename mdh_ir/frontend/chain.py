@@ -94,6 +94,8 @@ class Trace:
         self.name = name
         self.arguments = [Value(self, f"argument {p} of chain {name}", None) for p in parameters]
         self.calls: list[Call] = []
+        self.built = False
+        """Whether `module` was made: the trace takes no more calls."""
 
     def call(self, module: ModuleOp, inputs: Sequence[object], names: Names) -> list[Value]:
         """Record the computation of `module` called on `inputs` (values of this trace,
@@ -123,8 +125,8 @@ class Trace:
                 f"{what}: expected a value of chain {self.name} (one of its arguments or a "
                 f"computation's result), got {type(value).__name__}; pass an array as an argument of the chain"
             )
-        if value.trace is not self:
-            raise MDHError(f"{what}: {value.what} belongs to another chain")
+        if value.trace is not self or self.built:
+            raise MDHError(f"{what}: {value.what} belongs to another chain, built already or being built")
         if value.type is None:
             value.type, value.used_as = t, what
         elif value.type != t:
@@ -135,6 +137,7 @@ class Trace:
 
     def module(self, returned: object) -> ModuleOp:
         """The chain's module, returning `returned` (a value or a tuple of values)."""
+        self.built = True
         results = list(returned) if isinstance(returned, tuple | list) else [returned]
         produced = {v for c in self.calls for v in c.results}
         for k, v in enumerate(results):
