@@ -126,6 +126,19 @@ def test_one_computation_twice_copies_its_functions_once(n):
     np.testing.assert_allclose(twice(x, device=TEST_DEVICE), want, rtol=1e-6)
 
 
+def test_equal_computations_share_their_functions():
+    """Two computations built alike (two modules) use one copy of their functions."""
+    first, second = jacobi1d(6), jacobi1d(6)
+
+    @chain()
+    def twice(x):
+        return second(first(x))
+
+    assert str(twice.module).count("func.func @jacobi1d_f") == 1
+    (x,) = inputs((6,))
+    np.testing.assert_allclose(twice(x, device=TEST_DEVICE), clamped_average(clamped_average(x)), rtol=1e-6)
+
+
 def test_colliding_function_names_are_renamed():
     """Two computations named `scale` with different scalar functions: the second's is
     copied as `scale_f_1` and its op calls it."""

@@ -16,7 +16,8 @@ The recorded calls become one module: a host function named after the decorated 
 taking the chain's arguments, holding every called computation's `mdh.compute` ops in
 call order, each result an SSA value read by the ops it is passed to, and returning the
 values the function returns. Its scalar and combine functions are the computations'
-own, each copied once (renamed where two computations use one symbol name).
+own, each copied once (renamed where two computations use one symbol name for
+different functions; shared where a computation's functions are all copied already).
 
 An argument's type is that of the first input it is passed as; every use of a value
 must fit the input it is passed as (shape and element type), else an `MDHError` names
@@ -180,12 +181,17 @@ class Symbols:
         self.copied: dict[int, dict[str, str]] = {}
 
     def copy_functions(self, module: ModuleOp) -> dict[str, str]:
-        """Copy `module`'s functions other than its host function (once per module);
-        the renames made."""
+        """Copy `module`'s functions other than its host function (once per module;
+        none where the module has only functions copied already: the same name and
+        text); the renames made."""
         if id(module) in self.copied:
             return self.copied[id(module)]
         host = host_function(module)
         ops = [op for op in module.ops if op is not host]
+        texts = {f.sym_name.data: str(f) for f in self.functions}  # type: ignore[attr-defined]
+        if all(texts.get(op.sym_name.data) == str(op) for op in ops):  # type: ignore[attr-defined]
+            self.copied[id(module)] = {}
+            return {}
         renames = {}
         for op in ops:
             name = op.sym_name.data  # type: ignore[attr-defined]
