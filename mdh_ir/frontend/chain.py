@@ -32,8 +32,7 @@ unfused chain's either way.
 
 from __future__ import annotations
 
-import inspect
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from xdsl.dialects import func
