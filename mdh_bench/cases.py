@@ -73,6 +73,9 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
     "histogram": {"2^24": dict(e=2**24, b=256)},
     "prefix_sum": {"2^20": dict(n=2**20), "2^24": dict(n=2**24)},
     **{op: {"16x112x112x64": dict(n=16, h=112, w=112, c=64)} for op in ("bias_add", "exp", "transpose")},
+    "mm_bias_relu": {"1024": _CUBE["1024"], "4096": _CUBE["4096"]},
+    "softmax": {"64x128x128": dict(i=64 * 128, j=128)},
+    "jacobi3d_twice": {"256": _CUBE["256"], "512": _CUBE["512"]},
 }
 """Named sizes per catalog entry (BENCHMARKS.md's catalog)."""
 
@@ -126,11 +129,20 @@ SWEEPS: dict[str, list[str]] = {
     "cpu-conv": [f"mcc:{name}" for name in _CONV_LAYERS if name.endswith("-n1")],
     "cpu-other": _OTHERS,
 }  # fmt: skip
+_CHAINS = [
+    *(f"mm_bias_relu:{s}" for s in ("10x500x64", "16x1000x2048", "1x1000x2048")),
+    "softmax:4096x4096", "softmax:64x128x128",
+]  # fmt: skip
+SWEEPS["gpu-chains"] = [*_CHAINS, "mm_bias_relu:4096", "jacobi3d_twice:256", "jacobi3d_twice:512"]
+SWEEPS["cpu-chains"] = [*_CHAINS, "mm_bias_relu:1024", "jacobi3d_twice:256"]
 SWEEPS["gpu"] = SWEEPS["gpu-matmul"] + SWEEPS["gpu-conv"] + SWEEPS["gpu-other"]
 SWEEPS["cpu"] = SWEEPS["cpu-matmul"] + SWEEPS["cpu-conv"] + SWEEPS["cpu-other"]
 """The size sweeps (`--sweep NAME`): `gpu` and `cpu` whole, and their parts (each one
 run's worth), of the sizes that fit each device (the CPU's are those 2 cores measure in
-reasonable time: ResNet-50 at batch 1 only, products of up to 1025³)."""
+reasonable time: ResNet-50 at batch 1 only, products of up to 1025³); and the chains
+(`gpu-chains`, `cpu-chains`: matmul + bias + ReLU at the DL sizes and a cube, row
+softmax, Jacobi3D twice), each timed fused, unfused and against its single op, not
+parts of the whole sweeps."""
 
 
 def sweeps_including(name: str) -> list[str]:

@@ -1,6 +1,7 @@
-"""The computations the harness knows: the catalog's, and reductions over the other
+"""The computations the harness knows: the catalog's, reductions over the other
 axes of its 3-D tensor (the catalog's `reduce_sum`/`reduce_max` reduce the first axis;
-`reduce_sum_j` reduces the second, `reduce_sum_k` the third), so a sweep covers every axis.
+`reduce_sum_j` reduces the second, `reduce_sum_k` the third), so a sweep covers every
+axis, and chains of computations (`mdh_bench.chains`).
 """
 
 from __future__ import annotations
@@ -8,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
+from mdh_bench.chains import CHAINS
 from mdh_ir.builder import Input, Output, cc, compute_module, f32, pw
 from mdh_ir.catalog import CATALOG, Entry
 
@@ -37,6 +39,7 @@ ENTRIES: dict[str, Entry] = {
         for name, g, ufunc in (("reduce_sum", "add", np.add), ("reduce_max", "max", np.maximum))
         for axis in "jk"
     },
+    **CHAINS,
 }
 """Every computation by name: the catalog's entries, then the harness's own."""
 

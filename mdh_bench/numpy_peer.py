@@ -43,6 +43,9 @@ NUMPY: dict[str, tuple[str, Callable[..., list[np.ndarray]]]] = {
     "exp": ("np.exp(x)", lambda x, /, **_: [np.exp(x)]),
     "mcc": ("np.einsum over sliding windows, optimize=True", _mcc),
     **{name: _reduction(op, axis) for name, (op, axis) in REDUCTIONS.items()},
+    "mm_bias_relu": ("np.maximum(A @ B + b, 0)", lambda a, b, bias, /, **_: [np.maximum(a @ b + bias, 0)]),
+    "softmax": ("e = np.exp(x - x.max(axis=1, keepdims=True)); e / e.sum(axis=1, keepdims=True)", ENTRIES["softmax"].numpy),
+    "jacobi3d_twice": ("the jacobi3d formulation twice", ENTRIES["jacobi3d_twice"].numpy),
     "transpose": ("np.ascontiguousarray(x.transpose(0, 3, 1, 2))",
                   lambda x, /, **_: [np.ascontiguousarray(x.transpose(0, 3, 1, 2))]),
 }  # fmt: skip

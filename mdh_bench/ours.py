@@ -75,12 +75,12 @@ def naive(data: CaseData, device: str) -> Config:
 
 
 def sampler(
-    variants: tuple[str, ...], data: CaseData, device: str, config: Config
+    variants: tuple[str, ...], data: CaseData, device: str, config: Config | list[Config]
 ) -> Sampler | Measurement:
-    """`config` compiled and checked: a run's time is the program's time from
-    OpenCL profiling events (`Program.run`), its inputs uploaded once (as
-    the peers' are). Several `variants` (a tuned configuration that is the default) are
-    one program: each run's time is theirs."""
+    """`config` (a list: one per op of a chain) compiled and checked: a run's time is
+    the program's time from OpenCL profiling events (`Program.run`), its inputs
+    uploaded once (as the peers' are). Several `variants` (a tuned configuration that
+    is the default) are one program: each run's time is theirs."""
     program = compile_module(data.module, device, config)
     resident = program.upload(data.inputs)
     outputs, _ = program.run(resident, repeats=1)
@@ -92,7 +92,7 @@ def sampler(
         seconds = program.run(resident, repeats=1)[1][0]
         return dict.fromkeys(variants, seconds)
 
-    note = f"config {program.config.to_attr()}"
+    note = "config " + "; ".join(str(c.config.to_attr()) for c in program.choices)
     if len(variants) > 1:
         note += f" ({', '.join(variants)}: one program, timed once a round)"
     return Sampler(sample, dict.fromkeys(variants, note))

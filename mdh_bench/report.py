@@ -7,7 +7,8 @@ each run the rows come from (device, driver, date, libraries, the measured roofl
 RESULTS.md gets one section per device, regenerated from those two files, and one per
 size sweep run (`--sweep`): the sweep's cases, each with our default and tuned times'
 ratios against every peer, their geometric means and how many fall below 0.5x and
-0.3x; the other sections are kept as they are. The CSV and JSON are written first: a
+0.3x; and one for the chains measured (`chain_section`); the other sections are kept
+as they are. The CSV and JSON are written first: a
 section that fails to render is logged and leaves RESULTS.md as it was.
 """
 
@@ -21,6 +22,7 @@ import traceback
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from mdh_bench.chains import CHAINS
 from mdh_bench.log import log
 from mdh_bench.measure import Roofline
 from mdh_bench.peers import MAIN, columns
@@ -215,6 +217,8 @@ def save(
         sections = {device: section(device, merged, infos)}
         for name, names in (sweeps or {}).items():
             sections[f"{device} sweep {name}"] = sweep_section(device, name, names, merged, infos)
+        if any(r["computation"] in CHAINS for r in merged):
+            sections[f"{device} chains"] = chain_section(device, merged, infos)
     except Exception:  # noqa: BLE001 - the CSV and JSON hold the results; the run goes on
         log(f"RESULTS.md not updated (the CSV and JSON are):\n{traceback.format_exc()}")
         return
@@ -392,6 +396,51 @@ def sweep_section(device: str, name: str, names: list[str], rows: list[dict[str,
     summary += [(f"below {b}x", lambda vs, b=b: f"{sum(v < b for v in vs)} of {len(vs)}") for b in BELOW]
     for label, f in summary:
         lines.append("| " + " | ".join([label, "", "", "", ""] + [f(c) for c in ratios] + ["", ""]) + " |")
+    return "\n".join(lines)
+
+
+CHAIN_TIMES = ("ours tuned", "ours default", "ours unfused", "single op tuned", "single op default")
+CHAIN_LABELS = ("fused tuned", "fused default", "unfused", "single op tuned", "single op default")
+
+
+def chain_section(device: str, rows: list[dict[str, str]], runs: list[RunInfo]) -> str:
+    """The Markdown section of the chains (`mdh_bench.chains`): per case the times of
+    the chain fused (tuned, default), unfused, of its single op (tuned, default) and of
+    the peers, then fused over the single op (tuned over tuned where both are, else
+    default over default), unfused over fused (defaults) and each peer over fused (tuned
+    where it is, else default)."""
+    cases: dict[str, dict[str, dict[str, str]]] = {}
+    for r in rows:
+        if r["computation"] in CHAINS:
+            cases.setdefault(r["case"], {})[r["variant"]] = r
+    peers = [p for p in columns(device) if p not in SWEEP_LEFT_OUT and any(v.get(p, {}).get("status") == "ok" for v in cases.values())]
+    run_index = {r.run: i + 1 for i, r in enumerate(runs)}
+    lines = [f"## {device.upper()} chains: {len(cases)} cases", ""]
+    lines.append(
+        "Times in ms. Fused: the chain after `mdh-fuse` (one op with an epilogue where it"
+        " fuses; the unfused chain where it does not), unfused: the chain as written (one"
+        " kernel or more per op), single op: the computation the chain adds to, alone at the"
+        " chain's sizes. fused / single op > 1 means the chain costs more than its single op;"
+        " unfused / fused and peer / fused > 1 mean the fused chain is faster."
+        f" Runs as numbered in the {device.upper()} section."
+    )
+    lines.append("")
+    head = ["case", "sizes", *(f"{label} (ms)" for label in CHAIN_LABELS), *(f"{LABELS.get(p, p)} (ms)" for p in peers)]
+    head += ["fused / single op", "unfused / fused", *(f"{LABELS.get(p, p)} / fused" for p in peers), "tuning given", "run"]
+    lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for case, variants in cases.items():
+        any_row = next(iter(variants.values()))
+        t = {v: _median(variants.get(v)) for v in (*CHAIN_TIMES, *peers)}
+        both_tuned = t["ours tuned"] is not None and t["single op tuned"] is not None
+        fused_vs_single = (
+            _ratio(t["ours tuned"], t["single op tuned"]) if both_tuned else _ratio(t["ours default"], t["single op default"])
+        )
+        best_fused = t["ours tuned"] if t["ours tuned"] is not None else t["ours default"]
+        cells = [case, any_row["sizes"], *(_ms(t[v] * 1e-3) if t[v] is not None else "n/a" for v in (*CHAIN_TIMES, *peers))]
+        cells += [_ratio_text(fused_vs_single), _ratio_text(_ratio(t["ours unfused"], t["ours default"]))]
+        cells += [_ratio_text(_ratio(t[p], best_fused)) for p in peers]
+        cells += [_tuning_cell(variants, peers), str(run_index.get(any_row["run"], "?"))]
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     return "\n".join(lines)
 
 

@@ -8,7 +8,9 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 
 from mdh_bench import ours, peers as peer_module
-from mdh_bench.case_data import case_data
+from mdh_bench.case_data import CaseData, case_data
+from mdh_bench.chain_variants import chain_variants
+from mdh_bench.chains import CHAINS
 from mdh_bench.cases import Case
 from mdh_bench.log import log
 from mdh_bench.measure import Measurement, Roofline, Sampler, attempt, interleave
@@ -42,22 +44,41 @@ def run_case(
     (`roofline` tells the copy peer whether the case is memory-bound). Every run starts
     from flushed caches, as the tuner's runs do (`FLUSH_BYTES` of scratch memory read):
     a run would otherwise find the previous run's data in the caches, or write back the
-    lines that run wrote. With the budget `NO_TUNING`, ours is not tuned."""
+    lines that run wrote. With the budget `NO_TUNING`, ours is not tuned. A chain
+    (`mdh_bench.chains`) is timed fused, unfused and as its single op
+    (`mdh_bench.chain_variants`)."""
     from mdh_ir.runtime import flush
     from mdh_ir.tuning.evaluate import FLUSH_BYTES
 
     log(f"== {case.name} ({case.size_text})")
     data = case_data(case)
     result = CaseResult(case, data.nbytes, data.flops)
+    if case.entry in CHAINS:
+        prepared, result.tuning = chain_variants(data, device, budget, db, budget != NO_TUNING)
+    else:
+        prepared, result.tuning = ours_variants(data, device, budget, db)
+    for name in peers:
+        prepared += peer_module.prepare(name, data, device, repeats, roofline)
+    flushed = partial(flush, device, FLUSH_BYTES)
+    result.measurements = interleave(prepared, repeats, idle=device == "cpu", before=flushed)
+    result.load = os.getloadavg()[0]
+    for m in result.measurements:
+        log(f"   {m.variant:>19}: " + (f"{m.median * 1e3:.4g} ms" if m.times else f"n/a ({m.note})"))
+    return result
+
+
+def ours_variants(data: CaseData, device: str, budget: str, db: str) -> tuple[list[Sampler | Measurement], str]:
+    """Ours tuned (within `budget`) and default: their samplers (one where tuning kept
+    the default configuration) and the tuning budget used, as text."""
     untuned = f"not tuned (budget {NO_TUNING})"
     if budget == NO_TUNING:
-        tuning, result.tuning = None, untuned
+        tuning, summary = None, untuned
     else:
         try:
             tuning = ours.tune(data, device, budget, db)
-            result.tuning = tuning.summary
+            summary = tuning.summary
         except Exception as e:  # noqa: BLE001 - the case is still measured untuned
-            tuning, result.tuning = None, f"tuning failed ({type(e).__name__}: {e})"
+            tuning, summary = None, f"tuning failed ({type(e).__name__}: {e})"
     prepared: list[Sampler | Measurement] = []
     default = ours.default(data, device)
     tuned = tuning.config if tuning is not None else None
@@ -72,11 +93,4 @@ def run_case(
     prepared.append(timed)
     if shared and isinstance(timed, Measurement):  # one program failed: both columns
         prepared.append(replace(timed, variant="ours default"))
-    for name in peers:
-        prepared += peer_module.prepare(name, data, device, repeats, roofline)
-    flushed = partial(flush, device, FLUSH_BYTES)
-    result.measurements = interleave(prepared, repeats, idle=device == "cpu", before=flushed)
-    result.load = os.getloadavg()[0]
-    for m in result.measurements:
-        log(f"   {m.variant:>19}: " + (f"{m.median * 1e3:.4g} ms" if m.times else f"n/a ({m.note})"))
-    return result
+    return prepared, summary

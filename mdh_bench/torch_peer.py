@@ -83,6 +83,9 @@ FORMULATIONS: dict[str, tuple[str, Formulation]] = {
     "exp": ("torch.exp", _plain(lambda t, x: t.exp(x))),
     "transpose": ("x.permute(0, 3, 1, 2).contiguous()", _plain(lambda t, x: x.permute(0, 3, 1, 2).contiguous())),
     "prefix_sum": ("torch.cumsum", _plain(lambda t, x: t.cumsum(x, 0))),
+    "mm_bias_relu": ("torch.relu(A @ B + b) (cuBLAS)", _plain(lambda t, a, b, bias: t.relu(a @ b + bias))),
+    "softmax": ("torch.softmax(x, 1)", _plain(lambda t, x: t.softmax(x, 1))),
+    "jacobi3d_twice": ("sum of 7 shifted slices, twice", _plain(lambda t, x: _jacobi3d(t, _jacobi3d(t, x)))),
 }  # fmt: skip
 
 

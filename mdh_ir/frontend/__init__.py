@@ -8,6 +8,7 @@ from mdh_ir.frontend.python import (
     Buffer,
     Computation,
     cc,
+    chain,
     inp,
     inp_view,
     md_hom,
@@ -19,6 +20,6 @@ from mdh_ir.frontend.python import (
 )
 
 __all__ = [
-    "Buffer", "Computation", "cc", "combine_ops", "inp", "inp_view", "md_hom", "mdh", "out",
+    "Buffer", "Computation", "cc", "chain", "combine_ops", "inp", "inp_view", "md_hom", "mdh", "out",
     "out_view", "ps", "pw",
 ]  # fmt: skip

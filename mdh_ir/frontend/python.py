@@ -18,6 +18,13 @@
     w = matvec(M, v)                  # lowered, built and run with OpenCL (numpy in and out)
     print(matvec.module)              # the mdh.compute IR
 
+Calling computations on each other's results inside a function decorated with `@chain`
+builds one module of several `mdh.compute` ops (`mdh_ir.frontend.chain`):
+
+    @chain(fuse=True)
+    def matvec_relu(M, v):
+        return relu(matvec(M, v))
+
 A view lambda takes one index per dimension and returns the buffer's index tuple; an
 input with several lambdas is read at several places, and the scalar function reads
 them as `inp['x', 0]`, `inp['x', 1]`, ... (`inp['x']` is the first). A scalar function
@@ -47,12 +54,13 @@ from xdsl.ir.affine import AffineExpr
 
 from mdh_ir import builder
 from mdh_ir.builder import CombineSpec, Input, Output, Scalar, cc, compute_module
+from mdh_ir.frontend.chain import Names, Trace, Value
 from mdh_ir.schedule.config import Config
-from mdh_ir.semantics.reference import evaluate
+from mdh_ir.semantics.host import evaluate_host
 
 __all__ = [
-    "Buffer", "Computation", "cc", "inp", "inp_view", "md_hom", "mdh", "out", "out_view", "ps",
-    "pw",
+    "Buffer", "Computation", "cc", "chain", "inp", "inp_view", "md_hom", "mdh", "out", "out_view",
+    "ps", "pw",
 ]  # fmt: skip
 
 _PYTHON_BUILTINS: dict[Any, str] = {
@@ -335,37 +343,47 @@ def build_module(
 
 
 class Computation:
-    """An MDH computation: its IR (`module`), reference results and OpenCL runs.
+    """An MDH computation, or a chain of them: its IR (`module`), reference results and
+    OpenCL runs.
 
     `c(*arrays)` lowers, builds (once per device) and runs it; like `evaluate`, it
-    returns the output array, or a tuple of arrays for several outputs.
+    returns the output array, or a tuple of arrays for several outputs. Inside a
+    `@chain` function, `c(*values)` records the call and returns its result value(s).
+    `fuse`: compile with `mdh-fuse` (`compile_module(fuse=True)`); `names`: the inputs'
+    and outputs' names, for messages.
     """
 
-    def __init__(self, module: ModuleOp):
+    def __init__(self, module: ModuleOp, fuse: bool = False, names: Names = Names()):
         self.module = module
+        self.fuse = fuse
+        self.names = names
         self._programs: dict[Any, Any] = {}
 
-    def compile(self, device: Any = None, config: Config | None = None):
+    def compile(self, device: Any = None, config: Config | Sequence[Config | None] | None = None):
         """The compiled module (`mdh_ir.driver.Compiled`; the tuning database's best
-        configuration if none is given)."""
+        configuration of each op if none is given)."""
         from mdh_ir.driver import compile_module
 
-        return compile_module(self.module, device, config)
+        return compile_module(self.module, device, config, fuse=self.fuse)
 
-    def __call__(self, *inputs: np.ndarray, device: Any = None) -> np.ndarray | tuple:
+    def __call__(self, *inputs: Any, device: Any = None) -> Any:
+        traces = {x.trace for x in inputs if isinstance(x, Value)}
+        if traces:
+            (trace, *_) = traces
+            return _unpack(trace.call(self.module, inputs, self.names))
         if device not in self._programs:
             self._programs[device] = self.compile(device)
         return _unpack(self._programs[device](*inputs))
 
     def evaluate(self, *inputs: np.ndarray) -> np.ndarray | tuple:
-        """The reference semantics' outputs (`mdh_ir.semantics.reference`)."""
-        return _unpack(evaluate(self.module, inputs))
+        """The reference semantics' outputs (`mdh_ir.semantics.reference`, op by op)."""
+        return _unpack(evaluate_host(self.module, inputs))
 
     def __str__(self) -> str:
         return str(self.module)
 
 
-def _unpack(outputs: list[np.ndarray]) -> np.ndarray | tuple:
+def _unpack(outputs: list) -> Any:
     return outputs[0] if len(outputs) == 1 else tuple(outputs)
 
 
@@ -377,6 +395,21 @@ def mdh(
 
     def decorate(define: Callable[[], tuple[Views, MdHom, Views]]) -> Computation:
         outs, hom, ins = define()
-        return Computation(build_module(define.__name__, outs, hom, ins, out_decl, inp_decl, precision))
+        module = build_module(define.__name__, outs, hom, ins, out_decl, inp_decl, precision)
+        return Computation(module, names=Names(list(ins.lambdas), list(outs.lambdas)))
+
+    return decorate
+
+
+def chain(fuse: bool = False) -> Callable[[Callable[..., Any]], Computation]:
+    """Decorator: a function calling computations on its arguments (and on each other's
+    results) -> the chain as one `Computation` (`mdh_ir.frontend.chain`); `fuse`:
+    compile it with `mdh-fuse`."""
+
+    def decorate(define: Callable[..., Any]) -> Computation:
+        parameters = list(inspect.signature(define).parameters)
+        trace = Trace(define.__name__, parameters)
+        module = trace.module(define(*trace.arguments))
+        return Computation(module, fuse, Names(parameters))
 
     return decorate
