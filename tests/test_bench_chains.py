@@ -26,7 +26,7 @@ SIZES = {
     "jacobi3d_twice": [dict(i=6, j=5, k=4), dict(i=1, j=1, k=1), dict(i=9, j=2, k=17)],
 }
 CASES = [(name, sizes) for name, sizes_list in SIZES.items() for sizes in sizes_list]
-FUSED_OPS = {"mm_bias_relu": 1}
+FUSED_OPS = {"mm_bias_relu": 1, "softmax": 1}
 """Ops left after `mdh-fuse` where it fuses today (the others stay as written)."""
 
 

@@ -1,5 +1,5 @@
 // A key that mdh.compute does not know.
-// EXPECT: 12:68: mdh.compute: unexpected key 'tile' in this dictionary (allowed: inp_types, mda_size, out_types, config, precision)
+// EXPECT: 12:68: mdh.compute: unexpected key 'tile' in this dictionary (allowed: inp_types, mda_size, out_types, config, precision, kernel_group)
 func.func @mul(%a: f32, %b: f32) -> f32 {
   %r = arith.mulf %a, %b : f32
   func.return %r : f32
