@@ -124,3 +124,37 @@ def test_a_tuning_with_a_build_pool_stores_every_evaluation(tmp_path) -> None:
     assert progress.elapsed == pytest.approx(
         sum(v for k, v in progress.phases.items() if k not in POOL_PHASES)
     )
+
+
+def test_meanwhile_runs_while_the_worker_evaluates() -> None:
+    """`Evaluator.evaluate`'s `meanwhile` is called once, after the worker has the
+    candidate; its time is not the evaluation's cost, which is the worker's phases."""
+    module, op, inputs, reference = matvec()
+    cfg = default_config(op, device_info("cpu"))
+    calls = []
+    with Evaluator(module, inputs, reference, "cpu", repeats=2) as ev:
+        ev.evaluate(cfg)  # the worker started
+        started = time.perf_counter()
+        e = ev.evaluate(cfg, meanwhile=lambda: (calls.append(ev.process.poll()), time.sleep(1.0)))
+        wall = time.perf_counter() - started
+    assert e.ok, e.message
+    assert calls == [None]
+    assert wall >= 1.0 and e.cost < wall - 0.5
+    assert e.cost == pytest.approx(sum(e.phases.values()))
+
+
+def test_a_search_drawing_while_the_device_runs_evaluates_each_candidate_once(tmp_path) -> None:
+    """Where the search overlaps the evaluations (a device other than a CPU; here PoCL
+    taken for one), every evaluation is stored once and ok, and the search's time is
+    counted."""
+    from dataclasses import replace
+
+    module, op, inputs, reference = matvec()
+    tuner = Tuner(module, Database(tmp_path / "t.sqlite"), "cpu", "tpe", seed=2, repeats=2, build_workers=2)
+    tuner.info = replace(tuner.info, kind="gpu")
+    progress = tuner.run(Budget.parse("14evals"), inputs, reference)
+    stored = tuner.db.evaluations(tuner.key, tuner.info.key)
+    assert progress.evaluations == len(stored) == 14
+    assert len({e.config for e in stored}) == 14
+    assert all(e.status == OK for e in stored), [e.message for e in stored if not e.ok]
+    assert progress.phases.get("search", 0.0) > 0.0

@@ -38,6 +38,7 @@ import subprocess
 import sys
 import time
 import traceback
+from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
@@ -229,11 +230,18 @@ class Evaluator:
         self.process = self.conn = None
 
     def evaluate(
-        self, cfg: Config, technique: str = "", best: float | None = None, built: Built | None = None
+        self,
+        cfg: Config,
+        technique: str = "",
+        best: float | None = None,
+        built: Built | None = None,
+        meanwhile: Callable[[], None] | None = None,
     ) -> Evaluation:
         """Evaluate `cfg`; `best` (seconds) lets a clearly slower candidate stop early.
         `built`: the pool's build of `cfg` (else the worker compiles it); a failed one is
-        recorded as it failed, with the pool's phases and no cost."""
+        recorded as it failed, with the pool's phases and no cost. `meanwhile` is called
+        once the worker has the candidate, before waiting for its result; its time is
+        not the evaluation's cost (the worker's phases are, where they overlapped it)."""
         text = str(cfg.to_attr())
         options = {"timeout": self.timeout, "repeats": self.repeats}
         pooled = built.phases if built is not None else {}
@@ -244,14 +252,19 @@ class Evaluator:
         sent = time.perf_counter()
         phases = {"start": sent - start}
         self.conn.send(("evaluate", (dict(cfg.__dict__), best, built.artifact if built is not None else None)))
+        overlapped = 0.0
+        if meanwhile is not None:
+            meanwhile()
+            overlapped = time.perf_counter() - sent
         try:
             status, seconds, times, message, *measured = self._reply(sent, best)
         except (EOFError, ConnectionError):
             code = self.process.wait() if self.process is not None else None
             self._stop()
             status, seconds, times, message, measured = "crash", None, [], f"worker exited with {code}", []
-        cost = time.perf_counter() - start
+        cost = time.perf_counter() - start - overlapped
         phases.update(*measured or [{"stopped": cost - phases["start"]}])
+        cost = max(cost, sum(phases.values()))
         phases["other"] = max(0.0, cost - sum(phases.values()))
         phases.update(pooled)
         return Evaluation(text, status, seconds, times, message, cost, technique, options=options, phases=phases)

@@ -54,6 +54,7 @@ import time
 from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
@@ -234,7 +235,7 @@ class Tuner:
                 found = self.db.lookup(self.key, self.info.key, text)
                 return found if found is not None and found.lasting else None
 
-            def measure(cfg: Config, technique: str = self.technique.name) -> Evaluation:
+            def measure(cfg: Config, technique: str = self.technique.name, meanwhile=None) -> Evaluation:
                 text = str(cfg.to_attr())
                 result = stored(text)
                 if result is None and self.sharing is not None:
@@ -248,7 +249,7 @@ class Tuner:
                     if pool.workers:
                         progress.spend("wait", time.perf_counter() - started)
                     best = progress.best.seconds if progress.best else None
-                    result = ev.evaluate(cfg, technique, best, built)
+                    result = ev.evaluate(cfg, technique, best, built, meanwhile)
                     self.db.record(self.key, self.info.key, result)
                     for phase, seconds in result.phases.items():
                         progress.spend(phase, seconds)
@@ -298,55 +299,21 @@ class Tuner:
 
     def search(self, budget: Budget, pool: BuildPool, measure, seen, stored, default: Config, progress: Progress) -> None:
         """Ask the technique for candidates, as many at a time as `pool` keeps in flight,
-        until `budget` is spent; evaluate each as its build finishes (`measure`) and tell
-        the technique. A draw that breaks a rule, or was evaluated already, is told at
-        once and never built; one stored in the database is replayed at once; one that
-        is being built is told with it. While sharing, the technique first learns what
-        the other workers stored since it last looked (`learn_others`)."""
-        pending: dict[str, tuple[Config, list]] = {}
-        learned: set[str] = set()
-        stalled = 0
+        until `budget` is spent (`_Draws`); evaluate each as its build finishes
+        (`measure`) and tell the technique. On a GPU the next candidates are drawn while
+        the evaluation worker runs the current one (`Evaluator.evaluate`'s `meanwhile`):
+        the search's time overlaps the device's (on a CPU device it would disturb the
+        timed runs)."""
+        draws = _Draws(self, budget, pool, measure, seen, stored, default, progress)
+        meanwhile = draws.refill if self.info.kind != "cpu" else None
         while True:
-            if self.sharing is not None and len(pending) < pool.ahead and not progress.done(budget, len(pending)):
-                started = time.perf_counter()
-                self.learn_others(seen.keys() | learned, learned)
-                progress.spend("search", time.perf_counter() - started)
-            while len(pending) < pool.ahead and stalled < STALL_LIMIT and not progress.done(budget, len(pending)):
-                started = time.perf_counter()
-                trial = self.technique.ask()
-                try:
-                    cfg = sample_config(self.op, self.info, trial, default)
-                except Infeasible:
-                    cfg = None
-                text = str(cfg.to_attr()) if cfg is not None else None
-                new = cfg is not None and text not in seen and text not in pending
-                if new and not self._claim(text):  # type: ignore[arg-type]
-                    new, taken = False, self.db.lookup(self.key, self.info.key, text)  # type: ignore[arg-type]
-                    self.technique.tell(trial, taken.seconds if taken and taken.ok else None)
-                    if taken is not None and taken.status != RUNNING:
-                        learned.add(text)  # type: ignore[arg-type]
-                elif not new:
-                    if text in pending:
-                        pending[text][1].append(trial)  # type: ignore[index]
-                    else:
-                        earlier = seen.get(text) if text else None  # type: ignore[arg-type]
-                        self.technique.tell(trial, earlier.seconds if earlier and earlier.ok else None)
-                if not new:
-                    progress.skipped += 1
-                    stalled += 1
-                elif stored(text) is None:  # type: ignore[arg-type]
-                    stalled = 0
-                    pending[text] = (cfg, [trial])  # type: ignore[index]
-                    pool.submit(text, cfg)  # type: ignore[arg-type]
-                progress.spend("search", time.perf_counter() - started)
-                if new and text not in pending:
-                    stalled = 0
-                    result = measure(cfg)  # type: ignore[arg-type]
-                    self.technique.tell(trial, result.seconds if result.ok else None)
-            if not pending or progress.done(budget):
+            draws.refill()
+            if not draws.pending or progress.done(budget):
                 return
-            cfg, trials = pending.pop(pool.ready())
-            result = measure(cfg)
+            text = pool.ready()
+            cfg, trials = draws.pending[text]
+            result = measure(cfg, meanwhile=meanwhile)
+            del draws.pending[text]
             for trial in trials:
                 self.technique.tell(trial, result.seconds if result.ok else None)
 
@@ -420,3 +387,76 @@ class Tuner:
         progress.best = self.db.best(self.key, self.info.key)
         progress.history.append((progress.evaluations, progress.elapsed, progress.best.seconds))  # type: ignore
         self.on_progress(progress)
+
+
+class _Draws:
+    """The candidates a search has in flight (`pending`: configuration text -> its
+    configuration and the technique's trials that drew it) and how it draws more."""
+
+    def __init__(self, tuner: Tuner, budget: Budget, pool: BuildPool, measure, seen, stored, default, progress):
+        self.tuner, self.budget, self.pool, self.measure = tuner, budget, pool, measure
+        self.seen, self.stored, self.default, self.progress = seen, stored, default, progress
+        self.pending: dict[str, tuple[Config, list]] = {}
+        self.learned: set[str] = set()
+        self.stalled = 0
+
+    def refill(self) -> None:
+        """Draw until `pool` has as many candidates in flight as it keeps, the budget is
+        spent or draws stall. While sharing, the technique first learns what the other
+        workers stored since it last looked (`Tuner.learn_others`)."""
+        tuner, progress = self.tuner, self.progress
+        if self.full():
+            return
+        if tuner.sharing is not None:
+            started = time.perf_counter()
+            tuner.learn_others(self.seen.keys() | self.learned, self.learned)
+            progress.spend("search", time.perf_counter() - started)
+        while not self.full() and self.stalled < STALL_LIMIT:
+            started = time.perf_counter()
+            replay = self.draw()
+            progress.spend("search", time.perf_counter() - started)
+            if replay is not None:
+                cfg, trial = replay
+                result = self.measure(cfg)
+                tuner.technique.tell(trial, result.seconds if result.ok else None)
+
+    def full(self) -> bool:
+        return len(self.pending) >= self.pool.ahead or self.progress.done(self.budget, len(self.pending))
+
+    def draw(self) -> tuple[Config, Any] | None:
+        """One draw of the technique: one that breaks a rule, or was evaluated already,
+        is told at once and never built; one being built is told with it; one another
+        worker claimed is told what it stored (nothing while it runs); a new one is
+        built; one stored in the database is returned with its trial, to be replayed."""
+        tuner = self.tuner
+        trial = tuner.technique.ask()
+        try:
+            cfg = sample_config(tuner.op, tuner.info, trial, self.default)
+        except Infeasible:
+            cfg = None
+        text = str(cfg.to_attr()) if cfg is not None else None
+        if cfg is None or text in self.seen or text in self.pending:
+            if text in self.pending:
+                self.pending[text][1].append(trial)  # type: ignore[index]
+            else:
+                earlier = self.seen.get(text) if text else None  # type: ignore[arg-type]
+                tuner.technique.tell(trial, earlier.seconds if earlier and earlier.ok else None)
+            self.skip()
+        elif not tuner._claim(text):  # type: ignore[arg-type]
+            taken = tuner.db.lookup(tuner.key, tuner.info.key, text)  # type: ignore[arg-type]
+            tuner.technique.tell(trial, taken.seconds if taken and taken.ok else None)
+            if taken is not None and taken.status != RUNNING:
+                self.learned.add(text)  # type: ignore[arg-type]
+            self.skip()
+        elif self.stored(text) is None:
+            self.stalled = 0
+            self.pending[text] = (cfg, [trial])  # type: ignore[index]
+            self.pool.submit(text, cfg)  # type: ignore[arg-type]
+        else:
+            self.stalled = 0
+            return cfg, trial  # type: ignore[return-value]
+        return None
+
+    def skip(self) -> None:
+        self.progress.skipped += 1
+        self.stalled += 1
