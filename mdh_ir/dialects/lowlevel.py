@@ -94,6 +94,12 @@ from mdh_ir.dialects.mdh_attrs import STORAGE_TYPES, read_type
 LOCAL_SIZE_ATTR = "local_size"
 """Kernel attribute: the work-group size every launch of the kernel uses."""
 
+SHARED_ATTR = "shared"
+"""Kernel attribute: the arguments (their positions) that one work-item writes and others
+read after a barrier in the same kernel. They are declared without `restrict`: with it,
+a compiler may take the barrier (a call that is not given them) to leave them unchanged
+and read them before it."""
+
 UNROLL_ATTR = "unroll"
 """Attribute of an `scf.for` (or a `tile_for` that becomes one): `#pragma unroll N`, 0 for
 full unrolling."""

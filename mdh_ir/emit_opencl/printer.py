@@ -46,6 +46,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from mdh_ir.dialects.lowlevel import (
     ALIGNMENT_ATTR,
     LOCAL_SIZE_ATTR,
+    SHARED_ATTR,
     AtomicIncOp,
     BarrierOp,
     LoadWidenedOp,
@@ -247,10 +248,13 @@ class OpenCLPrinter:
         written = {op.memref for op in kernel.walk() if isinstance(op, memref.StoreOp)}
         written |= {op.base for op in kernel.walk() if isinstance(op, vector.StoreOp)}
         written |= {op.memref for op in kernel.walk() if isinstance(op, AtomicIncOp)}
+        shared = kernel.attributes.get(SHARED_ATTR)
+        shared = set(shared.get_values()) if isinstance(shared, DenseArrayBase) else set()
         params = []
-        for a in block.args:
+        for n, a in enumerate(block.args):
             const = "" if a in written else "const "
-            params.append(f"__global {const}{c_type(a.type.element_type)}* restrict {self.name(a)}")  # type: ignore
+            restrict = "" if n in shared else "restrict "
+            params.append(f"__global {const}{c_type(a.type.element_type)}* {restrict}{self.name(a)}")  # type: ignore
         size = kernel.attributes.get(LOCAL_SIZE_ATTR)
         attribute = ""
         if isinstance(size, DenseArrayBase):

@@ -9,7 +9,11 @@ on global memory between them (a statistic written by one work-item is read by t
 others), their arguments one per distinct host buffer (a row read by every phase is
 one argument), launched where the last was (every buffer exists there: between the
 launches the host only allocates the later phases' outputs); the other launches and
-kernels are removed:
+kernels are removed. The arguments a phase writes and a later one reads are the
+kernel's `shared` ones (`lowlevel.SHARED_ATTR`: declared without `restrict`, so that
+their reads stay after the barrier; with `restrict`, NVIDIA's compiler read a row's
+statistic before the barrier, its buffer's fill, and a fused softmax of 4096 x 4096
+gave NaN everywhere):
 
     lowlevel.kernel @softmax_0(%x, %m, %s, %y) {
       ...                       max of each row of the work-group into %m
@@ -28,13 +32,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
+from xdsl.dialects import memref, vector
 from xdsl.dialects.builtin import FunctionType, ModuleOp, StringAttr
 from xdsl.ir import Block, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 from xdsl.traits import SymbolTable
 
-from mdh_ir.dialects.lowlevel import BarrierOp, KernelOp, LaunchOp
+from mdh_ir.dialects.lowlevel import SHARED_ATTR, AtomicIncOp, BarrierOp, KernelOp, LaunchOp, i64_array
 from mdh_ir.errors import MDHError
 from mdh_ir.passes.carried import COMPUTE_ATTR
 
@@ -43,6 +48,18 @@ def group_of(kernel: KernelOp) -> str | None:
     props = kernel.attributes.get(COMPUTE_ATTR)
     group = props.data.get("kernel_group") if props is not None else None  # type: ignore[attr-defined]
     return group.data if isinstance(group, StringAttr) else None
+
+
+def stores_to(kernel: KernelOp, arg: SSAValue) -> bool:
+    """Whether `kernel` writes its argument `arg`."""
+    for op in kernel.walk():
+        if isinstance(op, memref.StoreOp) and op.memref == arg:
+            return True
+        if isinstance(op, vector.StoreOp) and op.base == arg:
+            return True
+        if isinstance(op, AtomicIncOp) and op.memref == arg:
+            return True
+    return False
 
 
 def merge(module: ModuleOp, launches: list[LaunchOp]) -> None:
@@ -54,6 +71,13 @@ def merge(module: ModuleOp, launches: list[LaunchOp]) -> None:
     host_args: list[SSAValue] = []
     for launch in launches:
         host_args += [a for a in launch.args if a not in host_args]
+    written = [{v for arg, v in zip(k.body.block.args, l.args) if stores_to(k, arg)} for k, l in zip(kernels, launches)]  # type: ignore[union-attr]
+    shared = sorted({
+        host_args.index(v)
+        for n, phase in enumerate(written)
+        for v in phase
+        if any(v in later.args for later in launches[n + 1 :])
+    })
     block = Block(arg_types=[a.type for a in host_args])
     for n, (launch, kernel) in enumerate(zip(launches, kernels)):
         if n:
@@ -69,6 +93,8 @@ def merge(module: ModuleOp, launches: list[LaunchOp]) -> None:
     merged.body.insert_block_before(block, old)  # type: ignore[union-attr]
     merged.body.detach_block(old)  # type: ignore[union-attr]
     merged.function_type = FunctionType.from_lists(block.arg_types, [])  # type: ignore[union-attr]
+    if shared:
+        merged.attributes[SHARED_ATTR] = i64_array(shared)
     sizes = (first.global_size.get_values(), first.local_size.get_values())
     Rewriter.replace_op(launches[-1], LaunchOp(first.kernel.root_reference.data, host_args, *sizes))
     for launch in launches[:-1]:
