@@ -158,3 +158,22 @@ def test_a_search_drawing_while_the_device_runs_evaluates_each_candidate_once(tm
     assert len({e.config for e in stored}) == 14
     assert all(e.status == OK for e in stored), [e.message for e in stored if not e.ok]
     assert progress.phases.get("search", 0.0) > 0.0
+
+
+def test_the_candidate_under_evaluation_leaves_the_pool_room_for_the_next_draws() -> None:
+    """While a candidate is evaluated (`_Draws.current`) the search may draw as many as
+    the pool keeps besides it: it is no longer the pool's; an evaluation budget still
+    counts it."""
+    from types import SimpleNamespace
+
+    from mdh_ir.tuning.tuner import Progress, _Draws
+
+    pool = SimpleNamespace(ahead=2)
+    draws = _Draws(None, Budget.parse("60s"), pool, None, {}, None, None, Progress())  # type: ignore[arg-type]
+    draws.pending = {"a": (None, []), "b": (None, [])}
+    assert draws.full()
+    draws.current = "a"
+    assert not draws.full()
+    counted = _Draws(None, Budget.parse("2evals"), pool, None, {}, None, None, Progress())  # type: ignore[arg-type]
+    counted.pending, counted.current = {"a": (None, []), "b": (None, [])}, "a"
+    assert counted.full()

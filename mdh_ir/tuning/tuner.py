@@ -310,10 +310,11 @@ class Tuner:
             draws.refill()
             if not draws.pending or progress.done(budget):
                 return
-            text = pool.ready()
+            text = draws.current = pool.ready()
             cfg, trials = draws.pending[text]
             result = measure(cfg, meanwhile=meanwhile)
             del draws.pending[text]
+            draws.current = None
             for trial in trials:
                 self.technique.tell(trial, result.seconds if result.ok else None)
 
@@ -391,13 +392,16 @@ class Tuner:
 
 class _Draws:
     """The candidates a search has in flight (`pending`: configuration text -> its
-    configuration and the technique's trials that drew it) and how it draws more."""
+    configuration and the technique's trials that drew it; `current`: the one being
+    evaluated, kept there until its result is told, so that a draw of it waits for it)
+    and how it draws more."""
 
     def __init__(self, tuner: Tuner, budget: Budget, pool: BuildPool, measure, seen, stored, default, progress):
         self.tuner, self.budget, self.pool, self.measure = tuner, budget, pool, measure
         self.seen, self.stored, self.default, self.progress = seen, stored, default, progress
         self.pending: dict[str, tuple[Config, list]] = {}
         self.learned: set[str] = set()
+        self.current: str | None = None
         self.stalled = 0
 
     def refill(self) -> None:
@@ -421,7 +425,10 @@ class _Draws:
                 tuner.technique.tell(trial, result.seconds if result.ok else None)
 
     def full(self) -> bool:
-        return len(self.pending) >= self.pool.ahead or self.progress.done(self.budget, len(self.pending))
+        """Whether the pool has as many builds in flight as it keeps (the candidate being
+        evaluated is no longer the pool's) or the budget is spent."""
+        building = len(self.pending) - (self.current is not None)
+        return building >= self.pool.ahead or self.progress.done(self.budget, len(self.pending))
 
     def draw(self) -> tuple[Config, Any] | None:
         """One draw of the technique: one that breaks a rule, or was evaluated already,
