@@ -94,15 +94,18 @@ def _spread(total: int, dims: list[int], sizes: tuple[int, ...]) -> dict[int, in
 
 
 def default_config(op: ComputeOp, device: DeviceInfo) -> Config:
-    """The default; an op with row statistics keeps its rows in one work-group each
+    """The default (on a CPU, the widest vectors of the legal candidates: with a small
+    private budget, a register tile along one dimension may not fit where another's
+    does); an op with row statistics keeps its rows in one work-group each
     (rule `rows`) and steps along them with scalar code (vectors along a reduced
     dimension need a known identity in each statistic's combine)."""
     if device.kind == "gpu":
         cfg = _gpu_config(op, device)
     else:
         kept, pw = _kinds(op)
-        candidates = [_cpu_config(op, device, d) for d in [*reversed(kept), *pw[-1:]]]
-        cfg = _tile_accumulator(op, device, max(candidates, key=lambda cfg: cfg.vector_width))
+        candidates = [_tile_accumulator(op, device, _cpu_config(op, device, d)) for d in [*reversed(kept), *pw[-1:]]]
+        legal = [c for c in candidates if not violations(op, c, device)] or candidates
+        cfg = max(legal, key=lambda cfg: cfg.vector_width)
     rows = {d for s in op.row_stats for d, c in enumerate(s.combines) if c.kind == "pw"}
     if not rows:
         return cfg
