@@ -212,7 +212,10 @@ class Tuner:
         independent float64 result where evaluating the semantics would be too slow).
         The default is evaluated first, then the best configuration the database
         already knows (a replay), so that a tuning that continues a database never
-        ends with a worse pick than the database had."""
+        ends with a worse pick than the database had; not by a worker of a shared
+        tuning, whose command checks the database's best once at the end (a worker
+        starting late replayed the other's first result, its evaluation budget spent
+        on replays)."""
         inputs, reference = self._data(inputs, reference)
         progress = Progress()
         seen: dict[str, Evaluation] = {}
@@ -270,7 +273,8 @@ class Tuner:
                     pool.submit(str(cfg.to_attr()), cfg)
             progress.default = measure(default)
             origin, at_origin = default, progress.default
-            known, earlier = best_config(self.db, self.op, self.info), None
+            known = best_config(self.db, self.op, self.info) if self.sharing is None else None
+            earlier = None
             if known is not None and str(known.to_attr()) not in seen:
                 replayed = measure(known)
                 if replayed.ok and replayed.confirmed:
