@@ -14,6 +14,7 @@ from mdh_ir.builder import cast, exp, f32, i32, maximum
 from mdh_ir.dialects.mdh import ComputeOp
 from mdh_ir.errors import MDHError
 from mdh_ir.frontend import Buffer, cc, chain, inp, inp_view, md_hom, mdh, out, out_view, pw
+from mdh_bench.chains import softmax_steps
 from tests.lowering_check import TEST_DEVICE
 
 AWKWARD = [(1, 1, 1), (7, 9, 13), (17, 2, 33)]
@@ -159,35 +160,7 @@ def test_colliding_function_names_are_renamed():
 def test_softmax_of_three_md_homs_with_shared_values():
     """An argument read by three computations, a result by two (row max, exp-sum, divide)."""
     R, C = 5, 9
-
-    @mdh()
-    def row_max():
-        def f(out, inp):
-            out["m"] = inp["x"]
-
-        return out_view[f32](m=[lambda i, j: (i)]), md_hom[R, C](f, (cc, pw(max))), inp_view[f32](x=[lambda i, j: (i, j)])
-
-    @mdh()
-    def exp_sum():
-        def f(out, inp):
-            out["s"] = exp(inp["x"] - inp["m"])
-
-        return (
-            out_view[f32](s=[lambda i, j: (i)]),
-            md_hom[R, C](f, (cc, pw(add))),
-            inp_view[f32, f32](x=[lambda i, j: (i, j)], m=[lambda i, j: (i)]),
-        )
-
-    @mdh()
-    def divide():
-        def f(out, inp):
-            out["y"] = exp(inp["x"] - inp["m"]) / inp["s"]
-
-        return (
-            out_view[f32](y=[lambda i, j: (i, j)]),
-            md_hom[R, C](f, (cc, cc)),
-            inp_view[f32, f32, f32](x=[lambda i, j: (i, j)], m=[lambda i, j: (i)], s=[lambda i, j: (i)]),
-        )
+    row_max, exp_sum, divide = softmax_steps(R, C)
 
     @chain(fuse=True)
     def softmax(x):
