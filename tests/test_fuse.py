@@ -19,8 +19,7 @@ from mdh_ir.schedule.tiling import TilePlan
 from mdh_ir.semantics.host import evaluate_host, host_function, random_arguments
 from mdh_ir.tools.context import make_context
 from mdh_ir.tools.diagnostics import load_module
-from mdh_ir.tuning.space import Infeasible, RandomTrial, sample_config
-from tests.lowering_check import TEST_DEVICE, check_outputs
+from tests.lowering_check import TEST_DEVICE, check_outputs, draw_config
 
 FUNCS = """
 func.func @mul(%a: f32, %b: f32) -> f32 {
@@ -219,15 +218,6 @@ def test_fused_reference_equals_the_chain(name: str) -> None:
             np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
 
 
-def draw_config(op: ComputeOp, info: DeviceInfo, rng: np.random.Generator):
-    for _ in range(200):
-        try:
-            return sample_config(op, info, RandomTrial(rng))
-        except Infeasible:
-            continue
-    raise AssertionError(f"no feasible configuration for {op.comp_name.data} {op.sizes}")
-
-
 @pytest.mark.parametrize("name", sorted(CHAINS))
 def test_fused_op_lowered_matches_the_reference(name: str) -> None:
     """Random sizes and legal configurations of the tuning space; the reductions' draws
@@ -241,6 +231,7 @@ def test_fused_op_lowered_matches_the_reference(name: str) -> None:
         module = fused(parse(build(*sizes)))
         (op,) = computes(module)
         config = draw_config(op, info, rng)
+        assert config is not None, f"no legal configuration for {op.comp_name.data} {op.sizes}"
         plan = TilePlan(op, config)
         if plan.accumulates and draw % 3 == 0:  # force a split reduction where there is room
             d = plan.pw_dims[0]

@@ -40,8 +40,7 @@ from mdh_ir.device import DeviceInfo
 from mdh_ir.driver import compile_module
 from mdh_ir.runtime import select_device
 from mdh_ir.semantics.reference import find_compute
-from mdh_ir.tuning.space import Infeasible, RandomTrial, sample_config
-from tests.lowering_check import TEST_DEVICE, check_outputs
+from tests.lowering_check import TEST_DEVICE, check_outputs, draw_config
 from tests.random_ops import MAX_POINTS, WIDE_MAX_SIZE, describe, random_module
 
 CASES = int(os.environ.get("MDH_HYPOTHESIS_CASES", "300"))
@@ -55,14 +54,7 @@ OPS_PER_CHUNK = ceil(CASES / CONFIGS_PER_OP / CHUNKS)
 
 def config_for(op, seed: int):
     """A legal configuration drawn from the tuning space with `seed`."""
-    info = DeviceInfo.from_cl(select_device(TEST_DEVICE))
-    rng = np.random.default_rng(seed)
-    for _ in range(200):
-        try:
-            return sample_config(op, info, RandomTrial(rng))
-        except Infeasible:
-            continue
-    return None
+    return draw_config(op, DeviceInfo.from_cl(select_device(TEST_DEVICE)), np.random.default_rng(seed))
 
 
 def draw(rank: int, op_seed: int):

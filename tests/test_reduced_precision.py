@@ -39,8 +39,7 @@ from mdh_ir.schedule.default_config import default_config
 from mdh_ir.semantics.compare import L2_TOLERANCE, compare
 from mdh_ir.semantics.precision import F32_ACCUMULATION, TF32_ROUNDING, precision_tolerance, round_tf32
 from mdh_ir.semantics.reference import evaluate, find_compute, random_inputs
-from mdh_ir.tuning.space import Infeasible, RandomTrial, sample_config
-from tests.lowering_check import TEST_DEVICE, check_outputs
+from tests.lowering_check import TEST_DEVICE, check_outputs, draw_config
 
 DRAWS = int(os.environ.get("MDH_DRAWS", "8"))
 TYPES = {"f16": (f16, "ieee"), "bf16": (bf16, "ieee"), "tf32": (f32, "tf32")}
@@ -128,14 +127,9 @@ BUILDERS = {
 
 
 def config_for(op, seed: int):
-    info = device_info(TEST_DEVICE)
-    rng = np.random.default_rng(seed)
-    for _ in range(200):
-        try:
-            return sample_config(op, info, RandomTrial(rng))
-        except Infeasible:
-            continue
-    raise AssertionError("no legal configuration found")
+    config = draw_config(op, device_info(TEST_DEVICE), np.random.default_rng(seed))
+    assert config is not None, "no legal configuration found"
+    return config
 
 
 @pytest.mark.parametrize("type_name", list(TYPES))
