@@ -204,8 +204,11 @@ class Fragments:
 
 
 def uses_mma(kernel: KernelOp) -> bool:
-    plan = carried(kernel, kernel.function_type.inputs.data)
-    return plan.cfg.mma != "none" and any(isinstance(op, TileForOp) for op in kernel.walk())
+    """Whether `kernel` computes an op's points (it has tile loops; not a combine or scan
+    kernel) under a configuration with `mma`."""
+    if not any(isinstance(op, TileForOp) for op in kernel.walk()):
+        return False
+    return carried(kernel, kernel.function_type.inputs.data).cfg.mma != "none"
 
 
 @dataclass(frozen=True)

@@ -32,7 +32,10 @@ from math import prod
 from xdsl.dialects import func
 from xdsl.traits import SymbolTable
 
+from xdsl.ir import Operation
+
 from mdh_ir.affine import linear_results
+from mdh_ir.dialects.mdh import ComputeOp
 from mdh_ir.schedule.combine import builtin_meaning, meaning
 from mdh_ir.schedule.tiling import TilePlan
 
@@ -51,15 +54,17 @@ class MmaForm:
     k: int
 
     @staticmethod
-    def of(plan: TilePlan) -> MmaForm | str:
-        """The form of `plan`'s op, or why it has none."""
-        op = plan.op
-        if plan.rank != 3 or len(plan.pw_dims) != 1:
+    def of(op: ComputeOp, scope: Operation | None = None) -> MmaForm | str:
+        """The form of `op` (its functions looked up from `scope`, by default the op),
+        or why it has none."""
+        scope = op if scope is None else scope
+        pw = [d for d, c in enumerate(op.combines) if c.kind == "pw"]
+        if op.rank != 3 or len(pw) != 1:
             return "the op needs two kept dimensions and one pw dimension (batched products and convolutions are not generated yet)"
-        (k,) = plan.pw_dims
-        if meaning(plan.lookup_scope, plan.combines[k]) != "add":
+        (k,) = pw
+        if meaning(scope, op.combines[k]) != "add":
             return f"pw dimension {k} does not combine by addition"
-        scalar = SymbolTable.lookup_symbol(plan.lookup_scope, op.scalar_func)
+        scalar = SymbolTable.lookup_symbol(scope, op.scalar_func)
         if not isinstance(scalar, func.FuncOp) or builtin_meaning(scalar) != "mul" or op.prologues:
             return "the scalar function is not one multiplication of its two inputs"
         if len(op.inputs) != 2 or any(len(maps) != 1 for maps in op.input_maps) or len(op.outputs) != 1:
@@ -122,7 +127,7 @@ class MmaPlan:
         cfg = plan.cfg
         if cfg.mma not in SHAPES:
             return f"mma '{cfg.mma}' is not generated yet"
-        form = MmaForm.of(plan)
+        form = MmaForm.of(plan.op, plan.lookup_scope)
         if isinstance(form, str):
             return form
         if set(cfg.inp_mem[0]) != {"lcl"} or "prv" in cfg.inp_mem[1]:
