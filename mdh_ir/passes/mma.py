@@ -138,7 +138,7 @@ class Fragments:
         """Input b's local copy at the dimensions' values `at`, rounded to TF32; 0 at a
         k beyond the local tile (a padded k loop)."""
         old = self.reads[b]
-        dims = [at.get(d, e.const(0)) for d in range(self.plan.rank)]
+        dims = [at[d] if d in at else e.const(0) for d in range(self.plan.rank)]
         probe = ViewLoadOp(old.source, dims, old.syms, old.map, "none")
         value = e.emit(ViewLoadOp(old.source, dims, old.syms, old.map, "none", limits=self.limits.of("lcl", probe)))
         value = e.emit(RoundTF32Op(value))
