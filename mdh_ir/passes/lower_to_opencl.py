@@ -17,6 +17,7 @@ from xdsl.passes import ModulePass
 from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
 from xdsl.transforms.dead_code_elimination import DeadCodeElimination
 
+from mdh_ir.device import PRESETS
 from mdh_ir.passes.align_vectors import LowLevelAlignVectors
 from mdh_ir.passes.assign_asm import MDHAssignASM
 from mdh_ir.passes.bufferize import MDHBufferize
@@ -36,7 +37,8 @@ from mdh_ir.passes.vectorize import MDHVectorize
 
 def pipeline(device: str = "cpu") -> list[ModulePass]:
     """The whole pipeline for a preset (`mdh_ir.device.PRESETS`)."""
-    return [MDHBufferize(), MDHDefaultConfig(device), MDHCheckConfig(device), *lowering(device)]
+    checks = [MDHBufferize(), MDHDefaultConfig(device), MDHCheckConfig(device)]
+    return [*checks, *lowering(device, PRESETS[device].tensor_cores)]
 
 
 def lowering(device: str = "cpu", tensor_cores: bool = False) -> list[ModulePass]:
