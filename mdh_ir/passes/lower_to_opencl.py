@@ -38,7 +38,8 @@ from mdh_ir.passes.vectorize import MDHVectorize
 def pipeline(device: str = "cpu") -> list[ModulePass]:
     """The whole pipeline for a preset (`mdh_ir.device.PRESETS`)."""
     checks = [MDHBufferize(), MDHDefaultConfig(device), MDHCheckConfig(device)]
-    return [*checks, *lowering(device, PRESETS[device].tensor_cores)]
+    preset = PRESETS.get(device)  # an unknown class: mdh-default-config says so
+    return [*checks, *lowering(device, preset is not None and preset.tensor_cores)]
 
 
 def lowering(device: str = "cpu", tensor_cores: bool = False) -> list[ModulePass]:
