@@ -19,7 +19,10 @@ ops step by step (DESIGN.md section 5):
   buffers);
 - `lowlevel-expand`: `load_widened`, the read of a 16-bit float element (f16, bf16) as
   the f32 of its value;
-- `mdh-tile`: `round_tf32`, an f32 input read as TF32 (`precision = "tf32"`).
+- `mdh-tile`: `round_tf32`, an f32 input read as TF32 (`precision = "tf32"`);
+- `mdh-mma`: `mma`, one warp-level tensor-core `mma.sync` on fragments held by the
+  lanes (`lowlevel-expand-mma` rewrites it into FMAs through local memory for devices
+  without tensor cores).
 
 16-bit float elements (f16, bf16: inputs only) stay 16-bit in every memory, global,
 local and private: copies move them as they are, and only `load_widened` reads one as a
@@ -75,6 +78,7 @@ from xdsl.irdl import (
     result_def,
     traits_def,
     var_operand_def,
+    var_result_def,
 )
 from xdsl.parser import Parser
 from xdsl.printer import Printer
@@ -366,6 +370,42 @@ class RoundTF32Op(IRDLOperation):
         t = self.input.type
         if (t.element_type if isinstance(t, VectorType) else t) != f32:
             raise VerifyException(f"round_tf32 takes and gives f32 or a vector of f32, not {t}")
+
+
+MMA_KINDS = {"tf32": ((16, 8, 8), 4, 2)}
+"""Per kind of `lowlevel.mma`: its shape (M, N, K) and the f32 registers of a lane's A
+and B fragments (a lane's C and D fragments hold M * N / 32 = 4)."""
+
+
+@irdl_op_definition
+class MmaOp(IRDLOperation):
+    """One warp-level `mma.sync`: D = A B + C for a fragment of M x N (K summed), the
+    operands spread over the 32 lanes of a warp (a lane's registers: `a`, `b`, `c`,
+    results `d`). TF32 m16n8k8, per lane of id l, g = l / 4, t = l mod 4 (PTX ISA,
+    "Matrix Fragments for mma.m16n8k8", .tf32): a0..a3 = A[g][t], A[g+8][t], A[g][t+4],
+    A[g+8][t+4]; b0, b1 = B[t][g], B[t+4][g]; c0..c3 (and d) = C[g][2t], C[g][2t+1],
+    C[g+8][2t], C[g+8][2t+1]. The A and B values are TF32 (f32 whose 13 low mantissa
+    bits are zero: `round_tf32`). Every lane of every warp of the work-group runs it,
+    in work-group-uniform control flow (`lowlevel-expand-mma` puts barriers around it)."""
+
+    name = "lowlevel.mma"
+    kind = prop_def(StringAttr)
+    a = var_operand_def(f32)
+    b = var_operand_def(f32)
+    c = var_operand_def(f32)
+    d = var_result_def(f32)
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    assembly_format = "$kind `a` `(` $a `)` `b` `(` $b `)` `c` `(` $c `)` attr-dict `->` type($d)"
+
+    def __init__(self, kind: str, a: Sequence[SSAValue], b: Sequence[SSAValue], c: Sequence[SSAValue]):
+        super().__init__(operands=[a, b, c], properties={"kind": StringAttr(kind)}, result_types=[[f32] * len(c)])
+
+    def verify_(self) -> None:
+        if self.kind.data not in MMA_KINDS:
+            raise VerifyException(f"mma kind must be one of {sorted(MMA_KINDS)}")
+        (m, n, _), a, b = MMA_KINDS[self.kind.data]
+        if (len(self.a), len(self.b), len(self.c), len(self.d)) != (a, b, m * n // 32, m * n // 32):
+            raise VerifyException(f"a {self.kind.data} mma takes {a} A, {b} B and {m * n // 32} C registers per lane")
 
 
 @irdl_op_definition
@@ -851,6 +891,7 @@ LowLevel = Dialect(
         ViewLoadOp,
         LoadWidenedOp,
         RoundTF32Op,
+        MmaOp,
         AccumulateOp,
         CopyOp,
         ViewOp,

@@ -95,7 +95,7 @@ def lower_configured(configured: ModuleOp, info: DeviceInfo) -> ModuleOp:
     --lower-to-opencl` verifies it."""
     lowered = configured.clone()
     ctx = Context()
-    for p in lowering(info.kind):
+    for p in lowering(info.kind, info.tensor_cores):
         p.apply(ctx, lowered)
     lowered.verify()
     return lowered

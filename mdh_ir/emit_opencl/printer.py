@@ -50,6 +50,7 @@ from mdh_ir.dialects.lowlevel import (
     AtomicIncOp,
     BarrierOp,
     LoadWidenedOp,
+    MmaOp,
     RoundTF32Op,
     ConvertOp,
     FenceOp,
@@ -173,6 +174,11 @@ DEVICE_FENCE = (
 """`lowlevel.fence`, a fence for every work-group: on NVIDIA's OpenCL (which defines the
 macro of its `cl_nv_pragma_unroll` extension) PTX's `membar.gl`, as its
 `mem_fence(CLK_GLOBAL_MEM_FENCE)` is only `membar.cta`; elsewhere (PoCL) `mem_fence`."""
+
+
+MMA_INSTRUCTIONS = {"tf32": "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"}
+"""The PTX instruction of each kind of `lowlevel.mma`, printed as inline assembly (NVIDIA's
+OpenCL compiler takes it; A and B registers as the bits of their TF32 floats)."""
 
 
 class OpenCLPrinter:
@@ -443,6 +449,20 @@ class OpenCLPrinter:
         else:
             self.define(op.result, f"isnan({x}) ? {x} : {rounded}")
 
+    def print_mma(self, op: MmaOp) -> None:
+        """`asm volatile` of the kind's `mma.sync` on the lane's registers."""
+        d = [self.name(r) for r in op.d]
+        self.line(f"float {', '.join(d)};")
+        groups, at = [], 0
+        for n in (len(op.d), len(op.a), len(op.b), len(op.c)):
+            groups.append("{" + ",".join(f"%{i}" for i in range(at, at + n)) + "}")
+            at += n
+        outputs = ", ".join(f'"=f"({x})' for x in d)
+        bits = ", ".join(f'"r"(as_uint({self.name(v)}))' for v in [*op.a, *op.b])
+        accs = ", ".join(f'"f"({self.name(v)})' for v in op.c)
+        text = f"{MMA_INSTRUCTIONS[op.kind.data]} {', '.join(groups)};"
+        self.line(f'__asm__ volatile("{text}" : {outputs} : {bits}, {accs});')
+
     def print_broadcast(self, op: vector.BroadcastOp) -> None:
         self.define(op.vector, f"({c_type(op.vector.type)})({self.name(op.source)})")
 
@@ -549,6 +569,7 @@ class OpenCLPrinter:
         vector.BroadcastOp: print_broadcast,
         LoadWidenedOp: print_load_widened,
         RoundTF32Op: print_round_tf32,
+        MmaOp: print_mma,
         vector.ExtractOp: print_extract,
         scf.ForOp: print_for,
         scf.IfOp: print_if,

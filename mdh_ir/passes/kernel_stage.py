@@ -16,8 +16,8 @@ from mdh_ir.dialects.lowlevel import KernelOp
 from mdh_ir.errors import MDHError
 
 KERNEL_PASSES = (
-    "mdh-assign-asm", "mdh-promote-memory", "mdh-place-combine", "mdh-vectorize",
-    "lowlevel-prefetch", "lowlevel-expand", "lowlevel-align-vectors",
+    "mdh-assign-asm", "mdh-promote-memory", "mdh-place-combine", "mdh-mma", "mdh-vectorize",
+    "lowlevel-prefetch", "lowlevel-expand", "lowlevel-expand-mma", "lowlevel-align-vectors",
 )  # fmt: skip
 STAGE_ATTR = "mdh.stage"
 

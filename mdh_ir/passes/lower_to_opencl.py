@@ -2,7 +2,8 @@
 
     mdh-bufferize, mdh-default-config{device=D}, mdh-check-config{device=D},
     mdh-split-stats, mdh-tile, mdh-assign-asm, mdh-promote-memory, mdh-place-combine,
-    mdh-vectorize{flush=(D is cpu)}, lowlevel-prefetch, lowlevel-expand,
+    mdh-mma, mdh-vectorize{flush=(D is cpu)}, lowlevel-prefetch, lowlevel-expand,
+    lowlevel-expand-mma (a device without tensor cores: `lowlevel.mma` as FMAs),
     lowlevel-merge-kernels, xDSL's dce and cse, lowlevel-align-vectors.
 
 `mdh-opt --lower-to-opencl f.mlir` runs it and prints the OpenCL program.
@@ -16,14 +17,17 @@ from xdsl.passes import ModulePass
 from xdsl.transforms.common_subexpression_elimination import CommonSubexpressionElimination
 from xdsl.transforms.dead_code_elimination import DeadCodeElimination
 
+from mdh_ir.device import PRESETS
 from mdh_ir.passes.align_vectors import LowLevelAlignVectors
 from mdh_ir.passes.assign_asm import MDHAssignASM
 from mdh_ir.passes.bufferize import MDHBufferize
 from mdh_ir.passes.check_config import MDHCheckConfig
 from mdh_ir.passes.default_config import MDHDefaultConfig
 from mdh_ir.passes.expand import LowLevelExpand
+from mdh_ir.passes.expand_mma import LowLevelExpandMma
 from mdh_ir.passes.place_combine import MDHPlaceCombine
 from mdh_ir.passes.merge_kernels import LowLevelMergeKernels
+from mdh_ir.passes.mma import MDHMma
 from mdh_ir.passes.prefetch import LowLevelPrefetch
 from mdh_ir.passes.promote_memory import MDHPromoteMemory
 from mdh_ir.passes.split_stats import MDHSplitStats
@@ -33,21 +37,26 @@ from mdh_ir.passes.vectorize import MDHVectorize
 
 def pipeline(device: str = "cpu") -> list[ModulePass]:
     """The whole pipeline for a preset (`mdh_ir.device.PRESETS`)."""
-    return [MDHBufferize(), MDHDefaultConfig(device), MDHCheckConfig(device), *lowering(device)]
+    checks = [MDHBufferize(), MDHDefaultConfig(device), MDHCheckConfig(device)]
+    preset = PRESETS.get(device)  # an unknown class: mdh-default-config says so
+    return [*checks, *lowering(device, preset is not None and preset.tensor_cores)]
 
 
-def lowering(device: str = "cpu") -> list[ModulePass]:
+def lowering(device: str = "cpu", tensor_cores: bool = False) -> list[ModulePass]:
     """The passes after the configuration is complete and checked (the runtime checks it
-    against the real device instead of a preset)."""
+    against the real device instead of a preset); without `tensor_cores`, `lowlevel.mma`
+    is expanded into FMAs."""
     return [
         MDHSplitStats(),
         MDHTile(),
         MDHAssignASM(),
         MDHPromoteMemory(),
         MDHPlaceCombine(),
+        MDHMma(),
         MDHVectorize(flush=device == "cpu"),
         LowLevelPrefetch(),
         LowLevelExpand(),
+        *([] if tensor_cores else [LowLevelExpandMma()]),
         LowLevelMergeKernels(),
         DeadCodeElimination(),
         CommonSubexpressionElimination(),

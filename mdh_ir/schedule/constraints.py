@@ -17,8 +17,8 @@ bound a resource name the limit and the device model it comes from in their mess
 | index-range | NDRange, dimension sizes, buffers and every index computed for a read (before a boundary mode folds it back, and inside that folding) stay below 2^31: generated index arithmetic is 32-bit `int` |
 | global-memory | inputs, outputs and temporary buffers (work-group partial results, scan chunk totals) together fit the device's global memory |
 | cache-box | a cached buffer's accesses differ by constants only (one box holds them) |
-| local-memory | local caches, accumulators, the work-item combine and the last work-group's combine fit local memory; so do a scan kernel's staged chunks and work-item totals |
-| private-memory | private caches and accumulators fit the private budget |
+| local-memory | local caches, accumulators, the work-item combine, the last work-group's combine and the mma exchange block fit local memory; so do a scan kernel's staged chunks and work-item totals |
+| private-memory | private caches, accumulators and mma accumulator fragments fit the private budget |
 | wi-combine | work-items can combine partial results (needs combine_layer "end"/"lt" and res_mem "prv"/"lcl" when a pw dimension has num_wi > 1) |
 | wg-combine | wg_combine "last" only on a device whose global-memory fences order across work-groups (`DeviceInfo.fences_across_groups`) |
 | pw-functions | every pw dimension uses the same combine function |
@@ -27,7 +27,8 @@ bound a resource name the limit and the device model it comes from in their mess
 | tensor-cores | mma other than "none" only on a device with tensor cores (`DeviceInfo.tensor_cores`: NVIDIA's compute capability 8.0 and later; never PoCL) |
 | mma-inputs | mma "tf32" only for an op whose precision is "tf32" (f32 inputs are never rounded unasked), "f16" / "bf16" only for an op whose inputs are all f16 / bf16 |
 | rows | an op with row statistics has one work-group along every dimension a statistic reduces: each work-group holds whole rows, so each phase of its kernel reads statistics its own work-group wrote (`mdh-split-stats`) |
-| implemented | res_mem is not "lcl", mma is "none" (neither generated yet) |
+| mma | mma "tf32" only where its fragments can compute the private tiles (`mdh_ir.schedule.mma.MmaPlan`): a sum of products of two reads A(i, k) B(k, j) into C(i, j) (one pw dimension, combine add, the scalar function a multiplication); both inputs cached in local memory (fragments load from there) and not in private memory; res_mem "prv" and combine_layer "end" or "lt" (fragments meet the work-items' accumulators after their scope); vector_width 1; num_wi 1 along k (each warp takes the whole reduction) and pt_size of k a multiple of 8; a work-group of whole warps (32 work-items) whose step block (num_wi * pt_size along i and j) splits into one warp tile of whole 16 x 8 fragments per warp |
+| implemented | res_mem is not "lcl", mma is "none" or "tf32" (f16, bf16 and res_mem "lcl" are not generated yet) |
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from xdsl.dialects.builtin import IntegerType
 from mdh_ir.affine import dim_of, linear_results
 from mdh_ir.schedule.combine import meaning
 from mdh_ir.schedule.config import Config
+from mdh_ir.schedule.mma import MmaPlan
 from mdh_ir.device import DeviceInfo
 from mdh_ir.dialects.mdh import ComputeOp
 from mdh_ir.schedule.tiling import TilePlan, ceildiv
@@ -87,6 +89,9 @@ def local_bytes(plan: TilePlan) -> int:
         if cfg.wg_combine == "last" and plan.combine_lanes > 1:
             lanes = plan.combine_lanes * plan.group_points
             total += sum(lanes * element_bytes(t) for t in op.output_element_types)
+    mma = MmaPlan.of(plan) if cfg.mma != "none" else None
+    if isinstance(mma, MmaPlan):
+        total += mma.exchange_elems * 4
     scans = [plan.scan_shape(d).local_elems for d in plan.kept_dims if plan.kind(d) == "ps"]
     scan = max(scans, default=0) * sum(element_bytes(t) for t in op.output_element_types)
     return max(total, scan)
@@ -96,6 +101,9 @@ def private_elems(plan: TilePlan) -> int:
     total = sum(plan.box(b, "pt").size for b in plan.cached("pt"))  # type: ignore[union-attr]
     if plan.accumulates:
         total += prod(plan.acc_extents) * plan.cfg.res_mem.count("prv")
+    mma = MmaPlan.of(plan) if plan.cfg.mma != "none" else None
+    if isinstance(mma, MmaPlan):
+        total += mma.fragments(plan) * mma.shape[0] * mma.shape[1] // 32
     return total
 
 
@@ -304,7 +312,9 @@ def violations(op: ComputeOp, cfg: Config, device: DeviceInfo | None = None) -> 
             f"which {device.model} does not have (compute capability {device.compute_capability})",
         )
     rule("implemented", "lcl" not in cfg.res_mem, "res_mem 'lcl' is not generated yet")
-    rule("implemented", cfg.mma == "none", f"mma '{cfg.mma}' is not generated yet")
+    if cfg.mma == "tf32" and isinstance(problem := MmaPlan.of(plan), str):
+        found.append(Violation("mma", problem))
+    rule("implemented", cfg.mma in ("none", "tf32"), f"mma '{cfg.mma}' is not generated yet")
     return found
 
 

@@ -12,7 +12,10 @@ cached, the OpenCL dimension of a dimension with one work-group or one work-item
 the combine layer of a computation without reductions, the order of the local-tile
 loops when at most one of them takes more than one step (identity), `prefetch` without
 local buffers, `lcl_pad` without a local buffer of two or more axes, `wg_combine`
-without a pw dimension split across work-groups.
+without a pw dimension split across work-groups. `mma` is drawn first, and only on a
+device with tensor cores for an op with precision "tf32" that its fragments compute
+(`mma_drawable`); "tf32" fixes what rule `mma` fixes (num_wi 1 and pt_size a multiple
+of 8 along k, both inputs in local memory, res_mem "prv", vector_width 1).
 
 Every parameter is drawn as `trial.suggest_float(name, 0, 1)` and mapped onto its
 ordered list of choices (`choose`): each name keeps one fixed distribution even though
@@ -37,6 +40,7 @@ from mdh_ir.schedule.constraints import violations
 from mdh_ir.device import DeviceInfo
 from mdh_ir.dialects.mdh import ComputeOp
 from mdh_ir.dialects.mdh_config import WG_COMBINES
+from mdh_ir.schedule.mma import SHAPES, MmaForm
 from mdh_ir.schedule.tiling import TilePlan, ceildiv
 
 LCL_PADS = [0, 1, 4, 8]
@@ -134,7 +138,7 @@ def _replay(op: ComputeOp, device: DeviceInfo, cfg: Config) -> tuple[Config, dic
     targets: dict[str, Any] = dict(res_mem=cfg.res_mem[0], combine_layer=cfg.combine_layer)
     targets.update(
         vector_width=cfg.vector_width, unroll=cfg.unroll, prefetch=cfg.prefetch, lcl_pad=cfg.lcl_pad,
-        wg_combine=cfg.wg_combine,
+        wg_combine=cfg.wg_combine, mma=cfg.mma,
     )
     for d in range(op.rank):
         targets.update({f"lt{d}": cfg.lt_size[d], f"pt{d}": cfg.pt_size[d]})
@@ -164,11 +168,15 @@ def sample_config(op: ComputeOp, device: DeviceInfo, trial: Trial, around: Confi
     def own(key: str, d: int) -> int | None:
         return getattr(around, key)[d] if around is not None else None
 
+    mma = choose(trial, "mma", ["none", "tf32"]) if mma_drawable(op, device) else "none"
+    k = MmaForm.of(op).k if mma != "none" else None  # type: ignore[union-attr]
     for d, n in enumerate(sizes):
-        lt.append(choose(trial, f"lt{d}", candidates(n, n, own("lt_size", d))))
-        pt.append(choose(trial, f"pt{d}", candidates(lt[d], lt[d], own("pt_size", d))))
+        fragment_k = SHAPES[mma][2] if d == k else 1
+        lt.append(choose(trial, f"lt{d}", [c for c in candidates(n, n, own("lt_size", d)) if c >= fragment_k]))
+        pts = candidates(lt[d], lt[d], own("pt_size", d))
+        pt.append(choose(trial, f"pt{d}", [c for c in pts if c % fragment_k == 0]))
         most = min(ceildiv(lt[d], pt[d]), budget, device.max_wi_sizes[0])
-        wi.append(choose(trial, f"wi{d}", candidates(most, None, own("num_wi", d))))
+        wi.append(choose(trial, f"wi{d}", candidates(most, None, own("num_wi", d))) if d != k else 1)
         budget //= wi[d]
         wg.append(choose(trial, f"wg{d}", candidates(ceildiv(n, lt[d]), None, own("num_wg", d))))
 
@@ -180,17 +188,17 @@ def sample_config(op: ComputeOp, device: DeviceInfo, trial: Trial, around: Confi
     plan = TilePlan(op, probe)
     boxable = [plan.box(b, "lt") is not None for b in range(len(op.inputs))]
     lcl = tuple(
-        choose(trial, f"lcl{b}", ["glb", "lcl"]) if ok else "glb"
+        choose(trial, f"lcl{b}", ["glb", "lcl"]) if ok and mma == "none" else "lcl" if ok else "glb"
         for b, ok in enumerate(boxable)
     )
     prv = tuple(
-        choose(trial, f"prv{b}", ["glb", "prv"]) if ok else "glb"
+        choose(trial, f"prv{b}", ["glb", "prv"]) if ok and mma == "none" else "glb"
         for b, ok in enumerate(boxable)
     )
     cross_wi = any(wi[d] > 1 for d in range(rank) if kinds[d] == "pw")
-    res_choices = ["prv"] if cross_wi or "pw" not in kinds or op.epilogue is not None else ["prv", "glb"]
-    res = choose(trial, "res_mem", res_choices)
-    layer_choices = ["end", "lt"] if cross_wi else ["end", "lt", "pt"]
+    fixed = cross_wi or "pw" not in kinds or op.epilogue is not None or mma != "none"
+    res = choose(trial, "res_mem", ["prv"] if fixed else ["prv", "glb"])
+    layer_choices = ["end", "lt"] if cross_wi or mma != "none" else ["end", "lt", "pt"]
     ranks = [len(v.type.get_shape()) for v in op.inputs]  # type: ignore[attr-defined]
     lt_steps = [ceildiv(ceildiv(n, lt[d]), wg[d]) for d, n in enumerate(sizes)]
     order_lt = permutation(trial, "order_lt", rank) if sum(s > 1 for s in lt_steps) > 1 else tuple(range(rank))
@@ -199,7 +207,7 @@ def sample_config(op: ComputeOp, device: DeviceInfo, trial: Trial, around: Confi
     lanes_ok = kinds[inner] != "pw" or res == "prv"
     widths = [
         w for w in (1, 2, 4, 8, 16)
-        if lanes_ok and pt[inner] % w == 0
+        if lanes_ok and pt[inner] % w == 0 and mma == "none"
     ] or [1]  # fmt: skip
     cfg = Config(
         num_wg=tuple(wg),
@@ -230,9 +238,19 @@ def sample_config(op: ComputeOp, device: DeviceInfo, trial: Trial, around: Confi
         wg_combine=choose(trial, "wg_combine", WG_COMBINES) if any(
             wg[d] > 1 for d in range(rank) if kinds[d] == "pw"
         ) else "kernel",
+        mma=mma,
     )
     found = violations(op, cfg, device)
     if found:
         raise Infeasible(str(found[0]))
     return cfg
+
+
+def mma_drawable(op: ComputeOp, device: DeviceInfo) -> bool:
+    """Whether `mma` is drawn: a device with tensor cores, an op with precision "tf32"
+    in the form tensor-core fragments compute, a reduction of at least one fragment's K."""
+    if not device.tensor_cores or op.input_precision != "tf32":
+        return False
+    form = MmaForm.of(op)
+    return not isinstance(form, str) and op.sizes[form.k] >= 8
 

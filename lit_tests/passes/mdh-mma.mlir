@@ -1,0 +1,77 @@
+// RUN: mdh-opt %s -p 'mdh-default-config,mdh-tile,mdh-assign-asm,mdh-promote-memory,mdh-place-combine' | mdh-opt -p mdh-mma | filecheck %s
+// RUN: mdh-opt %s -p 'mdh-default-config,mdh-tile,mdh-assign-asm,mdh-promote-memory,mdh-place-combine,mdh-mma' | mdh-opt -p lowlevel-expand-mma | filecheck %s --check-prefix=EMULATE
+// RUN: mdh-opt %s -p 'mdh-default-config,mdh-tile,mdh-assign-asm,mdh-promote-memory,mdh-place-combine,mdh-mma,lowlevel-expand' -t opencl | filecheck %s --check-prefix=CL
+
+// mdh-mma with mma = "tf32": a matmul 32 x 16 x 8 whose work-group of 2 x 16 work-items
+// (one warp) takes private tiles of 16 x 1 x 8. The step block (num_wi * pt_size) is
+// 32 x 16, one warp tile of 2 x 2 fragments of 16 x 8. The private-tile loops are
+// replaced: per lane (linear local id l: g = l / 4, t = l mod 4) the A fragments read
+// the local copy of A at rows g, g + 8 (+ 16 for the second) and columns t, t + 4,
+// rounded to TF32; the B fragments at rows t, t + 4 and columns g (+ 8); four mmas
+// accumulate into the private fragments %c (2 x 2 fragments of 4 registers). After the
+// accumulator's scope they go to the work-items' accumulator through a local block of
+// 32 x 16, between barriers: lane values at rows g (+ 8), columns 2t (+ 1).
+
+func.func @mul(%a: f32, %b: f32) -> f32 {
+  %r = arith.mulf %a, %b : f32
+  func.return %r : f32
+}
+func.func @mm(%A: memref<32x8xf32>, %B: memref<8x16xf32>) -> memref<32x16xf32> {
+  %C = mdh.compute "mm"
+    {inp_view = [[affine_map<(i, j, k) -> (i, k)>], [affine_map<(i, j, k) -> (k, j)>]],
+     md_hom = {scalar_func = @mul, combine_ops = ["cc", "cc", ["pw", "add"]]},
+     out_view = [[affine_map<(i, j, k) -> (i, j)>]]}
+    {inp_types = [f32, f32], mda_size = [32, 16, 8], out_types = [f32], precision = "tf32",
+     config = #mdh.config<num_wg = [1, 1, 1], num_wi = [2, 16, 1], lt_size = [32, 16, 8],
+                          pt_size = [16, 1, 8], inp_mem = [["lcl", "lcl"], ["glb", "glb"]],
+                          res_mem = ["prv"], vector_width = 1, mma = "tf32">}
+    (%A, %B) : (memref<32x8xf32>, memref<8x16xf32>) -> memref<32x16xf32>
+  func.return %C : memref<32x16xf32>
+}
+
+// CHECK-LABEL: lowlevel.kernel @mm_0(
+// CHECK:         %[[BLOCK:.*]] = memref.alloca() : memref<32x16xf32, "lcl">
+// CHECK-NEXT:    %[[C:.*]] = memref.alloca() : memref<1x1x2x2x4xf32, "prv">
+// CHECK:         %[[LANE:.*]] = arith.remui %{{.*}}, %{{.*}} : index
+// CHECK:         %[[G:.*]] = arith.divui %[[LANE]]
+// CHECK:         %[[T:.*]] = arith.remui %[[LANE]]
+// CHECK:         %[[ACC:.*]] = memref.alloca() : memref<1x1x16x1xf32, "prv">
+// CHECK:         lowlevel.fill %[[ACC]]
+// CHECK:         lowlevel.fill %[[C]]
+// CHECK:         lowlevel.tile_for "lt" dim 2
+// CHECK:           lowlevel.barrier
+// CHECK-NOT:       lowlevel.tile_for "pt"
+// CHECK:           %[[KT:.*]] = arith.addi %{{.*}}, %[[T]] : index
+// CHECK:           %[[A0:.*]] = lowlevel.view_load %{{.*}}[%[[ROW:.*]], %{{.*}}, %[[KT]]] {{.*}} : memref<32x8xf32, "lcl"> -> f32
+// CHECK-NEXT:      %[[A0R:.*]] = lowlevel.round_tf32 %[[A0]] : f32
+// CHECK:           lowlevel.view_load %{{.*}} : memref<8x16xf32, "lcl"> -> f32
+// CHECK:           %{{.*}} = lowlevel.mma "tf32" a(%[[A0R]], %{{.*}}, %{{.*}}, %{{.*}}) b(%{{.*}}, %{{.*}}) c(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) -> f32, f32, f32, f32
+// CHECK-COUNT-3:   lowlevel.mma "tf32"
+// CHECK:           lowlevel.barrier
+// CHECK-NEXT:    }
+// CHECK-NEXT:    lowlevel.barrier
+// CHECK:         memref.store %{{.*}}, %[[BLOCK]]
+// CHECK:         lowlevel.barrier
+// CHECK:         %[[X:.*]] = memref.load %[[BLOCK]]
+// CHECK:         memref.store %[[X]], %[[ACC]]
+
+// lowlevel-expand-mma (a device without tensor cores): each mma stores its lane's A
+// and B registers into the warp's fragments in local memory at their layout's places,
+// between barriers, and computes its four results as FMAs over k.
+// EMULATE-LABEL: lowlevel.kernel @mm_0(
+// EMULATE-DAG:     %[[B:.*]] = memref.alloca() : memref<1x8x8xf32, "lcl">
+// EMULATE-DAG:     %[[A:.*]] = memref.alloca() : memref<1x16x8xf32, "lcl">
+// EMULATE-NOT:     lowlevel.mma
+// EMULATE:         lowlevel.barrier
+// EMULATE:         memref.store %{{.*}}, %[[A]][%[[W:.*]], %[[G:.*]], %[[T:.*]]]
+// EMULATE:         memref.store %{{.*}}, %[[A]][%[[W]], %[[G8:.*]], %[[T]]]
+// EMULATE:         memref.store %{{.*}}, %[[A]][%[[W]], %[[G]], %[[T4:.*]]]
+// EMULATE:         memref.store %{{.*}}, %[[A]][%[[W]], %[[G8]], %[[T4]]]
+// EMULATE:         memref.store %{{.*}}, %[[B]][%[[W]], %[[T]], %[[G]]]
+// EMULATE:         memref.store %{{.*}}, %[[B]][%[[W]], %[[T4]], %[[G]]]
+// EMULATE:         lowlevel.barrier
+// EMULATE-COUNT-8: math.fma
+// EMULATE-NOT:     lowlevel.mma
+
+// The printer writes the mma as inline PTX on the bits of the rounded floats.
+// CL: __asm__ volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};" : "=f"([[D0:v[0-9]+]]), "=f"({{v[0-9]+}}), "=f"({{v[0-9]+}}), "=f"({{v[0-9]+}}) : "r"(as_uint({{v[0-9]+}})), {{.*}}, "f"({{v[0-9]+}}), "f"({{v[0-9]+}}));

@@ -1,0 +1,88 @@
+"""`lowlevel-expand-mma`: each `lowlevel.mma` as the f32 multiply-adds it stands for, for
+a device without tensor cores (PoCL), in the same fragment layout.
+
+A lane holds only its registers of a fragment, so the lanes of a warp exchange them
+through local memory (one A and one B fragment per warp, `memref<warps x M x K>`,
+`memref<warps x K x N>`), between barriers:
+
+    lowlevel.barrier                          the previous mma's reads are done
+    %a_frag[warp][g][t] = a0, [g+8][t] = a1, [g][t+4] = a2, [g+8][t+4] = a3
+    %b_frag[warp][t][g] = b0, [t+4][g] = b1
+    lowlevel.barrier
+    d0 = fma(A[g][K-1], B[K-1][2t], ... fma(A[g][0], B[0][2t], c0))   (rows g, g+8,
+    ...                                                                 columns 2t, 2t+1)
+
+so a fragment loaded in another layout than `lowlevel.MmaOp`'s gives other results:
+the data movement of `mdh-mma` (fragment loads, accumulators, write-back) runs as on
+tensor cores, and the tests compare it with the reference. The barriers are the
+work-group's: `mdh-mma` places every mma in work-group-uniform control flow. The
+additions are f32 in k order, where tensor cores may add in another order and
+truncate (`semantics.precision.precision_tolerance` allows both).
+"""
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import math, memref
+from xdsl.dialects.builtin import DenseArrayBase, ModuleOp, f32
+from xdsl.passes import ModulePass
+
+from mdh_ir.dialects.lowlevel import LCL, LOCAL_SIZE_ATTR, MMA_KINDS, BarrierOp, KernelOp, MmaOp
+from mdh_ir.passes.emit import Emitter
+from mdh_ir.passes.kernel_stage import rewritten_by
+from mdh_ir.passes.mma import Lane
+from mdh_ir.schedule.mma import WARP
+
+
+def expand_kernel(kernel: KernelOp) -> None:
+    mmas = [op for op in kernel.walk() if isinstance(op, MmaOp)]
+    if not mmas:
+        return
+    sizes = kernel.attributes[LOCAL_SIZE_ATTR]
+    assert isinstance(sizes, DenseArrayBase)
+    warps = 1
+    for n in sizes.get_values():
+        warps *= n
+    warps //= WARP
+    top = Emitter.at_start(kernel.body.block)
+    lane = Lane.of(kernel, top)
+    frags = {}
+    for mma in mmas:
+        kind = mma.kind.data
+        if kind not in frags:
+            m, n, k = MMA_KINDS[kind][0]
+            a = top.emit(memref.AllocaOp.get(f32, shape=[warps, m, k], memory_space=LCL))
+            b = top.emit(memref.AllocaOp.get(f32, shape=[warps, k, n], memory_space=LCL))
+            frags[kind] = (a, b)
+        expand(mma, lane, *frags[kind])
+
+
+def expand(mma: MmaOp, lane: Lane, a_frag, b_frag) -> None:
+    """The TF32 m16n8k8 layout (`lowlevel.MmaOp`)."""
+    e = Emitter.before(mma)
+    (_, _, k), _, _ = MMA_KINDS[mma.kind.data]
+    g, t, w = lane.g, lane.t, lane.warp
+    g8, t4, t2 = e.add(g, 8), e.add(t, 4), e.mul(t, 2)
+    e.op(BarrierOp())
+    for value, at in zip(mma.a, [(g, t), (g8, t), (g, t4), (g8, t4)]):
+        e.store(value, a_frag, [w, *at])
+    for value, at in zip(mma.b, [(t, g), (t4, g)]):
+        e.store(value, b_frag, [w, *at])
+    e.op(BarrierOp())
+    t21 = e.add(t2, 1)
+    for d, c, (row, col) in zip(mma.d, mma.c, [(g, t2), (g, t21), (g8, t2), (g8, t21)]):
+        total = c
+        for kk in range(k):
+            total = e.emit(math.FmaOp(e.load(a_frag, [w, row, kk]), e.load(b_frag, [w, kk, col]), total))
+        d.replace_all_uses_with(total)
+    mma.detach()
+    mma.erase()
+
+
+@dataclass(frozen=True)
+class LowLevelExpandMma(ModulePass):
+    name = "lowlevel-expand-mma"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for kernel in rewritten_by(self.name, op):
+            expand_kernel(kernel)

@@ -1,0 +1,221 @@
+"""`mdh-mma`: compute the private tiles of a sum of products with warp-level tensor-core
+fragments (`mma` = "tf32"; `mdh_ir.schedule.mma` says how the work goes to warps).
+
+It runs after `mdh-place-combine`, on a kernel whose configuration has `mma` other than
+"none", and replaces the private-tile loops of the innermost local tile (the reads of
+the local copies of A and B and the multiply-adds into each work-item's accumulator) by
+the warps' fragments:
+
+    %c = memref.alloca : memref<Ti x Tj x FM x FN x 4 x f32, "prv">   accumulator fragments
+    lowlevel.fill %c with 0.0                     where the accumulator is filled
+    scf.for s_i, s_j, s_k, q {                    step blocks, k tiles, k fragment steps
+      A fragment fm: view_load %a_lcl at (row, k), a lane's four per the PTX layout:
+        rows r0 + fm*16 + g (+8), columns k0 + t (+4), rounded (`round_tf32`)
+      B fragment fn: view_load %b_lcl at (k0 + t (+4), col0 + fn*8 + g)
+      %d:4 = lowlevel.mma "tf32" a(...) b(...) c(%c[s_i, s_j, fm, fn, 0..3])
+    }
+
+with, for a lane l of the work-group's linear local id (32 consecutive ids a warp),
+g = l / 4 and t = l mod 4 (`lowlevel.MmaOp` documents the layout). A fragment's rows
+and columns beyond the local tile read inside the local copy (`limits`, as
+`mdh-promote-memory`'s reads) and are discarded by the flush; k beyond the local tile
+(a padded k loop) reads 0, so that it adds nothing.
+
+After the accumulator's scope (where `mdh-place-combine` flushes it) the fragments go
+to the work-items' accumulators through local memory, one step block at a time
+between barriers (the `exchange`): each lane stores its C values at their (row,
+column), each work-item loads its private tiles' points into its accumulator, whose
+flush (work-group partials, epilogue) is unchanged.
+"""
+
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects import memref
+from xdsl.dialects.builtin import DenseArrayBase, ModuleOp, f32
+from xdsl.ir import SSAValue
+from xdsl.passes import ModulePass
+from xdsl.rewriter import InsertPoint
+
+from mdh_ir.dialects.lowlevel import (
+    LCL,
+    LOCAL_SIZE_ATTR,
+    PRV,
+    BarrierOp,
+    FillOp,
+    KernelOp,
+    LocalIdOp,
+    MmaOp,
+    RoundTF32Op,
+    TileForOp,
+    ViewLoadOp,
+    memory_space,
+)
+from mdh_ir.passes.assign_asm import tile_chain
+from mdh_ir.passes.carried import carried
+from mdh_ir.passes.emit import Emitter, Value
+from mdh_ir.passes.kernel_stage import rewritten_by
+from mdh_ir.passes.promote_memory import ReadLimits
+from mdh_ir.schedule.mma import WARP, MmaPlan
+from mdh_ir.schedule.tiling import TilePlan
+
+
+@dataclass
+class Lane:
+    """A work-item's place in its warp: the warp's index in the work-group, and the
+    lane's group id g = lane / 4 and thread id t = lane mod 4."""
+
+    warp: SSAValue
+    g: SSAValue
+    t: SSAValue
+
+    @staticmethod
+    def of(kernel: KernelOp, e: Emitter) -> "Lane":
+        """From the linear local id (OpenCL dimension 0 fastest, as warps are formed)."""
+        sizes = kernel.attributes[LOCAL_SIZE_ATTR]
+        assert isinstance(sizes, DenseArrayBase)
+        terms, stride = [], 1
+        for o, n in enumerate(sizes.get_values()):
+            if n > 1:
+                terms.append((stride, e.emit(LocalIdOp(o))))
+            stride *= n
+        linear = e.linear(terms)
+        lane = e.rem(linear, WARP)
+        return Lane(e.div(linear, WARP), e.div(lane, 4), e.rem(lane, 4))
+
+
+def loop(e: Emitter, trips: int) -> tuple[Value, Emitter]:
+    """A constant loop of `trips` (none for one)."""
+    return (0, e) if trips == 1 else e.for_(0, trips)
+
+
+class Fragments:
+    """The mma form of one kernel (module docstring)."""
+
+    def __init__(self, kernel: KernelOp):
+        self.kernel = kernel
+        self.plan: TilePlan = carried(kernel, kernel.function_type.inputs.data)
+        mma = MmaPlan.of(self.plan)
+        assert isinstance(mma, MmaPlan), f"rule mma: {mma}"
+        self.mma, self.form = mma, mma.form
+        chain = tile_chain(kernel, "lt")
+        self.local = {lp.dim.value.data: lp for lp in chain}
+        body = chain[-1].body.block
+        self.nest = next(op for op in body.ops if isinstance(op, TileForOp) and op.layer.data == "pt")
+        self.parts = {
+            lp.dim.value.data: lp.part for lp in self.nest.walk() if isinstance(lp, TileForOp) and lp.layer.data == "pt"
+        }
+        self.reads = {}
+        for load in self.nest.walk():
+            if isinstance(load, ViewLoadOp):
+                self.reads[0 if self.form.i in load.map.data.used_dims() else 1] = load
+        (self.acc,) = {
+            op.memref for op in self.nest.walk() if isinstance(op, memref.StoreOp) and memory_space(op.memref.type) == "prv"
+        }
+        self.fill = next(op for op in kernel.walk() if isinstance(op, FillOp) and op.dest == self.acc)
+        self.limits = ReadLimits(self.plan, self.local, body)
+        top = Emitter.at_start(kernel.body.block)
+        self.trips = [self.plan.max_trips("pt", d) for d in (self.form.i, self.form.j)]
+        m = self.mma
+        shape = [*self.trips, m.frags_m, m.frags_n, m.shape[0] * m.shape[1] // WARP]
+        self.c = top.emit(memref.AllocaOp.get(f32, shape=shape, memory_space=PRV))
+        self.lane = Lane.of(kernel, top)
+        self.row0 = top.mul(top.div(self.lane.warp, m.warps_n), m.warp_rows)
+        self.col0 = top.mul(top.rem(self.lane.warp, m.warps_n), m.warp_cols)
+
+    def run(self) -> None:
+        after_fill = Emitter(InsertPoint.after(self.fill))
+        after_fill.op(FillOp(self.c, after_fill.scalar(0.0, f32)))
+        self.compute(Emitter.before(self.nest))
+        scope = self.nest
+        while scope.parent_block() is not self.fill.parent_block():
+            scope = scope.parent_op()  # type: ignore[assignment]
+        self.exchange(Emitter(InsertPoint.after(scope)))
+        self.nest.detach()
+        self.nest.erase()
+
+    def read(self, e: Emitter, b: int, at: dict[int, SSAValue]) -> SSAValue:
+        """Input b's local copy at the dimensions' values `at`, rounded to TF32; 0 at a
+        k beyond the local tile (a padded k loop)."""
+        old = self.reads[b]
+        dims = [at[d] if d in at else e.const(0) for d in range(self.plan.rank)]
+        probe = ViewLoadOp(old.source, dims, old.syms, old.map, "none")
+        value = e.emit(ViewLoadOp(old.source, dims, old.syms, old.map, "none", limits=self.limits.of("lcl", probe)))
+        value = e.emit(RoundTF32Op(value))
+        k = self.form.k
+        if not self.plan.padded(k):
+            return value
+        lt = self.local[k]
+        inside = e.cmp("slt", at[k], e.add(lt.tile_start, lt.tile_size))
+        return e.select(inside, value, e.scalar(0.0, f32))
+
+    def compute(self, e: Emitter) -> None:
+        """The fragment loop nest in place of the private-tile loops."""
+        plan, form, m = self.plan, self.form, self.mma
+        cfg, lane = plan.cfg, self.lane
+        s_i, e = loop(e, self.trips[0])
+        s_j, e = loop(e, self.trips[1])
+        s_k, e = loop(e, plan.max_trips("pt", form.k))
+        q, e = loop(e, cfg.pt_size[form.k] // m.shape[2])
+        k0 = e.linear([(1, self.local[form.k].tile_start), (cfg.pt_size[form.k], s_k), (m.shape[2], q)])
+        kt = [e.add(k0, lane.t), e.add(k0, e.add(lane.t, 4))]
+        rows = e.linear([(1, self.local[form.i].tile_start), (m.block[0], s_i), (1, self.row0), (1, lane.g)])
+        cols = e.linear([(1, self.local[form.j].tile_start), (m.block[1], s_j), (1, self.col0), (1, lane.g)])
+        a = []
+        for fm in range(m.frags_m):
+            r = [e.add(rows, fm * m.shape[0]), e.add(rows, fm * m.shape[0] + 8)]
+            a.append([self.read(e, 0, {form.i: r[h], form.k: kt[v]}) for v in range(2) for h in range(2)])
+        b = []
+        for fn in range(m.frags_n):
+            c = e.add(cols, fn * m.shape[1])
+            b.append([self.read(e, 1, {form.k: kt[v], form.j: c}) for v in range(2)])
+        for fm in range(m.frags_m):
+            for fn in range(m.frags_n):
+                at = [s_i, s_j, fm, fn]
+                acc = [e.load(self.c, [*at, v]) for v in range(4)]
+                mma = e.op(MmaOp(cfg.mma, a[fm], b[fn], acc))
+                for v, d in enumerate(mma.results):
+                    e.store(d, self.c, [*at, v])
+
+    def exchange(self, e: Emitter) -> None:
+        """The fragments into the work-items' accumulators, one step block at a time."""
+        plan, form, m, lane = self.plan, self.form, self.mma, self.lane
+        top = Emitter.at_start(self.kernel.body.block)
+        block = top.emit(memref.AllocaOp.get(f32, shape=list(m.block), memory_space=LCL))
+        s_i, e = loop(e, self.trips[0])
+        s_j, e = loop(e, self.trips[1])
+        e.op(BarrierOp())
+        rows = e.add(self.row0, lane.g)
+        cols = e.add(self.col0, e.mul(lane.t, 2))
+        for fm in range(m.frags_m):
+            for fn in range(m.frags_n):
+                for v in range(4):
+                    r = e.add(rows, fm * m.shape[0] + 8 * (v // 2))
+                    c = e.add(cols, fn * m.shape[1] + v % 2)
+                    e.store(e.load(self.c, [s_i, s_j, fm, fn, v]), block, [r, c])
+        e.op(BarrierOp())
+        pt = [plan.cfg.pt_size[d] for d in (form.i, form.j)]
+        e_i, body = loop(e, pt[0])
+        e_j, body = loop(body, pt[1])
+        step = {("pt", form.i): s_i, ("pt", form.j): s_j, ("el", form.i): e_i, ("el", form.j): e_j}
+        r = body.linear([(pt[0], self.parts[form.i]), (1, e_i)])
+        c = body.linear([(pt[1], self.parts[form.j]), (1, e_j)])
+        body.store(body.load(block, [r, c]), self.acc, [step[lp] for lp in plan.acc_loops])
+
+
+def uses_mma(kernel: KernelOp) -> bool:
+    """Whether `kernel` computes an op's points (it has tile loops; not a combine or scan
+    kernel) under a configuration with `mma`."""
+    if not any(isinstance(op, TileForOp) for op in kernel.walk()):
+        return False
+    return carried(kernel, kernel.function_type.inputs.data).cfg.mma != "none"
+
+
+@dataclass(frozen=True)
+class MDHMma(ModulePass):
+    name = "mdh-mma"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for kernel in rewritten_by(self.name, op):
+            if uses_mma(kernel):
+                Fragments(kernel).run()

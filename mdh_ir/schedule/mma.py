@@ -1,0 +1,168 @@
+"""The warp-level tensor-core plan of a configuration with `mma` other than "none".
+
+A warp-level `mma.sync` computes D = A B + C for one fragment: A of M x K, B of K x N,
+C and D of M x N, spread over the 32 lanes of a warp (TF32: m16n8k8). It applies to an
+op that is a sum of products of two reads (matmul, matmul_t): one pw dimension k with
+combine function add, a scalar function that multiplies its two arguments, input `a`
+read at (i, k) and input `b` at (k, j) (each axis one dimension, coefficient 1, in any
+axis order), the output at (i, j).
+
+How the work-group's work goes to warps (`mdh-mma`): the private tiles of all its
+work-items at one step (s_i, s_j) of the private-tile loops form a block of
+`num_wi[i] * pt_size[i]` rows by `num_wi[j] * pt_size[j]` columns (private tile u of a
+local tile goes to work-item u mod num_wi: at step s, tiles s*num_wi .. s*num_wi +
+num_wi - 1, contiguous). The work-group's warps (32 consecutive work-items of its
+linear local id each) cut that block into `warps_m` x `warps_n` warp tiles of
+`frags_m` x `frags_n` fragments of 16 x 8; k advances by 8 per fragment step over the
+private tiles of k (`num_wi[k] = 1`: every warp takes all of k). The warp grid is
+chosen to need the fewest fragment loads per mma (`frags_m + frags_n` loads for
+`frags_m * frags_n` mmas), ties to more rows per warp.
+
+A lane holds other points than its work-item's private tiles, so the fragments meet
+the work-items' accumulators (whose flush `mdh-place-combine` wrote) through local
+memory once per run of the accumulator's scope: the `exchange`, one step block of
+floats.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from math import prod
+
+from xdsl.dialects import func
+from xdsl.traits import SymbolTable
+
+from xdsl.ir import Operation
+
+from mdh_ir.affine import linear_results
+from mdh_ir.dialects.mdh import ComputeOp
+from mdh_ir.schedule.combine import builtin_meaning, meaning
+from mdh_ir.schedule.tiling import TilePlan
+
+WARP = 32
+SHAPES = {"tf32": (16, 8, 8)}
+"""Per `mma` value generated, the fragment shape (M, N, K)."""
+
+
+@dataclass(frozen=True)
+class MmaForm:
+    """Which dimension is which in a sum of products of two reads: input 0 (A) is read
+    at (i, k), input 1 (B) at (k, j)."""
+
+    i: int
+    j: int
+    k: int
+
+    @staticmethod
+    def of(op: ComputeOp, scope: Operation | None = None) -> MmaForm | str:
+        """The form of `op` (its functions looked up from `scope`, by default the op),
+        or why it has none."""
+        scope = op if scope is None else scope
+        pw = [d for d, c in enumerate(op.combines) if c.kind == "pw"]
+        if op.rank != 3 or len(pw) != 1:
+            return "the op needs two kept dimensions and one pw dimension (batched products and convolutions are not generated yet)"
+        (k,) = pw
+        if meaning(scope, op.combines[k]) != "add":
+            return f"pw dimension {k} does not combine by addition"
+        scalar = SymbolTable.lookup_symbol(scope, op.scalar_func)
+        if not isinstance(scalar, func.FuncOp) or builtin_meaning(scalar) != "mul" or op.prologues:
+            return "the scalar function is not one multiplication of its two inputs"
+        if len(op.inputs) != 2 or any(len(maps) != 1 for maps in op.input_maps) or len(op.outputs) != 1:
+            return "the op needs two inputs read once each and one output"
+        used = []
+        for maps in op.input_maps:
+            forms = linear_results(maps[0])
+            dims = []
+            for f in forms or ():
+                moving = [d for d, c in enumerate(f.coeffs) if c]
+                if len(moving) != 1 or f.coeffs[moving[0]] != 1:
+                    return "each axis of an input must be read at one dimension, coefficient 1"
+                dims.append(moving[0])
+            if len(dims) != 2 or k not in dims or len(set(dims)) != 2:
+                return f"each input must be read at one kept dimension and pw dimension {k}"
+            used.append(next(d for d in dims if d != k))
+        if used[0] == used[1]:
+            return "the two inputs must be read at different kept dimensions"
+        out = sorted(r.position for r in op.output_maps[0].results)  # type: ignore[attr-defined]
+        if out != sorted(used):
+            return "the output must be written at the two kept dimensions"
+        return MmaForm(used[0], used[1], k)
+
+
+@dataclass(frozen=True)
+class MmaPlan:
+    """The warps' share of one step block (module docstring)."""
+
+    form: MmaForm
+    shape: tuple[int, int, int]
+    block: tuple[int, int]
+    """Rows and columns of a step block: num_wi * pt_size along i and j."""
+    warps_m: int
+    warps_n: int
+
+    @property
+    def warp_rows(self) -> int:
+        return self.block[0] // self.warps_m
+
+    @property
+    def warp_cols(self) -> int:
+        return self.block[1] // self.warps_n
+
+    @property
+    def frags_m(self) -> int:
+        return self.warp_rows // self.shape[0]
+
+    @property
+    def frags_n(self) -> int:
+        return self.warp_cols // self.shape[1]
+
+    @property
+    def exchange_elems(self) -> int:
+        """f32 elements of local memory of the exchange: one step block."""
+        return self.block[0] * self.block[1]
+
+    @staticmethod
+    def of(plan: TilePlan) -> MmaPlan | str:
+        """The plan of `plan`'s configuration (`cfg.mma` != "none"), or why it has none."""
+        cfg = plan.cfg
+        if cfg.mma not in SHAPES:
+            return f"mma '{cfg.mma}' is not generated yet"
+        form = MmaForm.of(plan.op, plan.lookup_scope)
+        if isinstance(form, str):
+            return form
+        if set(cfg.inp_mem[0]) != {"lcl"} or "prv" in cfg.inp_mem[1]:
+            return "fragments are loaded from local memory: both inputs need inp_mem 'lcl' at lt and 'glb' at pt"
+        if set(cfg.res_mem) != {"prv"} or cfg.combine_layer == "pt":
+            return "the fragments meet private accumulators that live across the private tiles: res_mem 'prv', combine_layer 'end' or 'lt'"
+        if cfg.vector_width != 1:
+            return "vector_width must be 1 (a fragment is the vector)"
+        m, n, kk = SHAPES[cfg.mma]
+        if cfg.num_wi[form.k] != 1:
+            return f"num_wi of pw dimension {form.k} must be 1: every warp takes the whole reduction"
+        if cfg.pt_size[form.k] % kk:
+            return f"pt_size {cfg.pt_size[form.k]} of dimension {form.k} is not a multiple of the fragment's K = {kk}"
+        if plan.wg_size % WARP:
+            return f"the work-group of {plan.wg_size} work-items is no whole number of warps of {WARP}"
+        block = (cfg.num_wi[form.i] * cfg.pt_size[form.i], cfg.num_wi[form.j] * cfg.pt_size[form.j])
+        warps = plan.wg_size // WARP
+        grids = [
+            (wm, warps // wm) for wm in range(1, warps + 1)
+            if warps % wm == 0 and block[0] % (wm * m) == 0 and block[1] % (warps // wm * n) == 0
+        ]  # fmt: skip
+        if not grids:
+            return (
+                f"the step block of {block[0]} x {block[1]} (num_wi * pt_size along dimensions {form.i}, {form.j}) "
+                f"does not split into {warps} warp tiles of whole {m} x {n} fragments"
+            )
+
+        def loads_per_mma(grid: tuple[int, int]) -> tuple[float, int]:
+            fm, fn = block[0] // (grid[0] * m), block[1] // (grid[1] * n)
+            return (fm + fn) / (fm * fn), grid[1]
+
+        wm, wn = min(grids, key=loads_per_mma)
+        return MmaPlan(form, (m, n, kk), block, wm, wn)
+
+    def fragments(self, plan: TilePlan) -> int:
+        """Accumulator fragments a lane holds: one per fragment of each step block."""
+        steps = prod(plan.max_trips("pt", d) for d in (self.form.i, self.form.j))
+        return steps * self.frags_m * self.frags_n

@@ -1,0 +1,156 @@
+"""The TF32 tensor-core lowering (`mdh-mma`, `mma = "tf32"`), checked without a GPU.
+
+The configuration checks see a model of the test device with tensor cores (compute
+capability 9.0); the lowering for the test device itself has none, so each
+`lowlevel.mma` runs as FMAs over the same fragment layout (`lowlevel-expand-mma`): the
+fragment loads, accumulators and write-back run as on tensor cores and are compared
+with the reference within the TF32 tolerance. tests/test_mma_gpu.py runs the inline
+PTX on an NVIDIA GPU.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from mdh_ir.builder import Input, Output, cc, compute_module, f32, pw
+from mdh_ir.device import PRESETS
+from mdh_ir.dialects.lowlevel import MmaOp
+from mdh_ir.driver.compiler import configure, lower_configured
+from mdh_ir.emit_opencl import opencl_source
+from mdh_ir.runtime import device_info, select_device
+from mdh_ir.runtime.program import Program
+from mdh_ir.schedule.constraints import violations
+from mdh_ir.schedule.default_config import default_config
+from mdh_ir.semantics.reference import find_compute, random_inputs
+from mdh_ir.tuning.space import Infeasible, RandomTrial, mma_drawable, sample_config
+from tests.lowering_check import TEST_DEVICE, check_outputs
+
+DRAWS = 3
+
+
+def matmul(i: int, j: int, k: int, transposed: bool = False, precision: str = "tf32"):
+    """C[i, j] = sum_k A[i, k] B[k, j] (B stored as [j, k] where `transposed`)."""
+    b = Input("B", f32, "j, k" if transposed else "k, j")
+    return compute_module(
+        "mm", {"i": i, "j": j, "k": k}, [Input("A", f32, "i, k"), b], [Output("C", f32, "i, j")],
+        lambda x, y: x * y, [cc, cc, pw("add")], precision=precision,
+    )  # fmt: skip
+
+
+def with_tensor_cores(info):
+    return dataclasses.replace(info, compute_capability=(9, 0))
+
+
+def mma_config(op, info, rng: np.random.Generator, tries: int = 5000):
+    """A legal configuration with mma "tf32" drawn from the tuning space."""
+    for _ in range(tries):
+        try:
+            cfg = sample_config(op, info, RandomTrial(rng))
+        except Infeasible:
+            continue
+        if cfg.mma == "tf32":
+            return cfg
+    raise AssertionError("no legal configuration with mma 'tf32' drawn")
+
+
+def run_emulated(module, cfg, inputs):
+    """`module` under `cfg`, checked for a device with tensor cores and run on the test
+    device, where the mma ops become FMAs."""
+    device = select_device(TEST_DEVICE)
+    info = device_info(device)
+    configured, _ = configure(module, with_tensor_cores(info), cfg)
+    lowered = lower_configured(configured, info)
+    assert not any(isinstance(o, MmaOp) for o in lowered.walk()) or info.tensor_cores
+    return Program(lowered, opencl_source(lowered), device)(*inputs)
+
+
+SIZES = [(16, 8, 8), (33, 17, 9), (128, 128, 64), (37, 29, 23), (31, 64, 17)]
+
+
+@pytest.mark.parametrize("transposed", [False, True])
+@pytest.mark.parametrize("sizes", SIZES, ids=lambda s: "x".join(map(str, s)))
+def test_random_mma_configurations(sizes, transposed: bool) -> None:
+    module = matmul(*sizes, transposed=transposed)
+    op = find_compute(module)
+    info = with_tensor_cores(device_info(TEST_DEVICE))
+    for draw in range(DRAWS):
+        seed = 100 * SIZES.index(sizes) + 10 * transposed + draw
+        rng = np.random.default_rng(seed)
+        cfg = mma_config(op, info, rng)
+        inputs = random_inputs(op, rng)
+        try:
+            check_outputs(module, inputs, run_emulated(module, cfg, inputs))
+        except Exception as e:
+            raise AssertionError(f"sizes {sizes} draw {draw} (seed {seed}), config {cfg}: {e}") from e
+
+
+def test_lowered_with_tensor_cores_holds_the_mma() -> None:
+    """For a device with tensor cores the lowering keeps `lowlevel.mma` (printed as
+    inline PTX) and reads no input in the private-tile loops any more."""
+    module = matmul(64, 32, 16)
+    op = find_compute(module)
+    info = with_tensor_cores(PRESETS["gpu"])
+    cfg = mma_config(op, info, np.random.default_rng(0))
+    configured, _ = configure(module, info, cfg)
+    lowered = lower_configured(configured, info)
+    mmas = [o for o in lowered.walk() if isinstance(o, MmaOp)]
+    assert mmas and all(o.kind.data == "tf32" for o in mmas)
+    assert "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32" in opencl_source(lowered)
+
+
+def rules(op, cfg, info) -> list[str]:
+    return [v.rule for v in violations(op, cfg, info)]
+
+
+MMA_BASE = dict(
+    num_wg=(1, 1, 1), num_wi=(2, 16, 1), lt_size=(32, 16, 8), pt_size=(16, 1, 8),
+    inp_mem=(("lcl", "lcl"), ("glb", "glb")), res_mem=("prv",), vector_width=1, mma="tf32",
+)  # fmt: skip
+
+
+def test_mma_rule() -> None:
+    """Rule `mma` says why fragments cannot compute a configuration's private tiles."""
+    op = find_compute(matmul(32, 16, 8))
+    info = with_tensor_cores(PRESETS["gpu"])
+    cfg = default_config(op, info).with_(**MMA_BASE)
+    assert rules(op, cfg, info) == []
+    assert rules(op, cfg, PRESETS["cpu"]) == ["tensor-cores"]
+
+    def message(**changes) -> str:
+        found = [v for v in violations(op, cfg.with_(**changes), info) if v.rule == "mma"]
+        assert found, changes
+        return found[0].message
+
+    assert "no whole number of warps" in message(num_wi=(1, 16, 1), lt_size=(16, 16, 8))
+    assert "inp_mem 'lcl'" in message(inp_mem=(("lcl", "glb"), ("glb", "glb")))
+    assert "multiple of the fragment's K = 8" in message(pt_size=(16, 1, 4), lt_size=(32, 16, 4))
+    assert "block of 8 x 8" in message(pt_size=(2, 1, 8), num_wi=(4, 8, 1), lt_size=(8, 8, 8))
+    assert "combine_layer 'end' or 'lt'" in message(combine_layer="pt")
+    other = find_compute(compute_module(
+        "mx", {"i": 32, "j": 16, "k": 8}, [Input("A", f32, "i, k"), Input("B", f32, "k, j")],
+        [Output("C", f32, "i, j")], lambda x, y: x + y, [cc, cc, pw("add")], precision="tf32",
+    ))  # fmt: skip
+    found = [v.message for v in violations(other, cfg, info) if v.rule == "mma"]
+    assert found == ["the scalar function is not one multiplication of its two inputs"]
+
+
+def test_mma_drawn_only_with_tensor_cores_and_tf32() -> None:
+    tf32, ieee = find_compute(matmul(64, 64, 64)), find_compute(matmul(64, 64, 64, precision="ieee"))
+    gpu, cpu = PRESETS["gpu"], PRESETS["cpu"]
+    assert gpu.tensor_cores and not cpu.tensor_cores
+    assert mma_drawable(tf32, gpu)
+    assert not mma_drawable(tf32, cpu)
+    assert not mma_drawable(ieee, gpu)
+    assert not mma_drawable(find_compute(matmul(64, 64, 4)), gpu)
+    rng = np.random.default_rng(1)
+    drawn: dict[str, set[str]] = {"gpu": set(), "cpu": set()}
+    for _ in range(300):
+        for name, info in (("gpu", gpu), ("cpu", cpu)):
+            try:
+                drawn[name].add(sample_config(tf32, info, RandomTrial(rng)).mma)
+            except Infeasible:
+                pass
+    assert drawn == {"gpu": {"none", "tf32"}, "cpu": {"none"}}

@@ -1,0 +1,86 @@
+"""The TF32 `mma.sync` lowering on an NVIDIA GPU with tensor cores: inline PTX through
+NVIDIA's OpenCL. Skipped where no such device is present (PoCL runs the same lowering
+as FMAs: tests/test_mma.py).
+
+    MDH_MMA_GPU=gpu .venv/bin/python -m pytest -q -p no:xdist -s tests/test_mma_gpu.py
+
+checks random mma configurations at awkward sizes against the reference, then times
+matmul 4096^3 under a few hand-made mma configurations and prints TFLOP/s.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from mdh_ir.dialects.lowlevel import MmaOp
+from mdh_ir.driver import compile_module
+from mdh_ir.runtime import device_info, select_device
+from mdh_ir.schedule.default_config import default_config
+from mdh_ir.semantics.reference import find_compute, random_inputs
+from tests.lowering_check import check_outputs
+from tests.test_mma import SIZES, matmul, mma_config
+
+
+def nvidia_device():
+    """The device of `$MDH_MMA_GPU` (default "gpu") if it is NVIDIA's with tensor cores."""
+    try:
+        device = select_device(os.environ.get("MDH_MMA_GPU", "gpu"))
+    except Exception:
+        return None
+    return device if device_info(device).tensor_cores else None
+
+
+DEVICE = nvidia_device()
+pytestmark = pytest.mark.skipif(
+    DEVICE is None, reason="needs an NVIDIA GPU with tensor cores (compute capability 8.0+) in NVIDIA's OpenCL"
+)
+
+
+@pytest.mark.parametrize("sizes", SIZES, ids=lambda s: "x".join(map(str, s)))
+def test_random_mma_configurations_on_tensor_cores(sizes) -> None:
+    module = matmul(*sizes)
+    op = find_compute(module)
+    info = device_info(DEVICE)
+    for draw in range(3):
+        rng = np.random.default_rng(7 * draw + sum(sizes))
+        cfg = mma_config(op, info, rng)
+        compiled = compile_module(module, DEVICE, cfg)
+        assert any(isinstance(o, MmaOp) for o in compiled.lowered.walk())
+        inputs = random_inputs(op, rng)
+        check_outputs(module, inputs, compiled(*inputs))
+
+
+HAND_MADE = [
+    # step blocks (num_wi * pt_size) within the local memory that the exchange leaves
+    dict(num_wi=(16, 8, 1), pt_size=(8, 8, 8), lt_size=(128, 64, 16)),
+    dict(num_wi=(8, 16, 1), pt_size=(8, 4, 8), lt_size=(64, 64, 32)),
+    dict(num_wi=(16, 16, 1), pt_size=(4, 4, 8), lt_size=(64, 64, 32)),
+]
+
+
+def test_mma_matmul_4096_throughput() -> None:
+    n = 4096
+    module = matmul(n, n, n)
+    op = find_compute(module)
+    info = device_info(DEVICE)
+    rng = np.random.default_rng(0)
+    inputs = [rng.uniform(-1, 1, v.type.get_shape()).astype(np.float32) for v in op.inputs]  # type: ignore
+    base = default_config(op, info)
+    for shape in HAND_MADE:
+        cfg = base.with_(
+            **shape, num_wg=(n // shape["lt_size"][0], n // shape["lt_size"][1], 1),
+            inp_mem=(("lcl", "lcl"), ("glb", "glb")), res_mem=("prv",), vector_width=1,
+            combine_layer="end", mma="tf32",
+        )  # fmt: skip
+        compiled = compile_module(module, DEVICE, cfg)
+        outputs, seconds = compiled.run(inputs, repeats=10)
+        best = min(seconds)
+        print(f"matmul {n}^3 TF32 mma {shape}: {best * 1e3:.3f} ms, {2 * n**3 / best / 1e12:.1f} TFLOP/s")
+        sample = rng.integers(0, n, (64, 2))
+        a, b = (np.asarray(x, np.float64) for x in inputs)
+        for i, j in sample:
+            exact = a[i] @ b[:, j]
+            assert abs(outputs[0][i, j] - exact) <= 2e-3 * (np.abs(a[i]) @ np.abs(b[:, j])), (i, j)
