@@ -10,10 +10,15 @@
 // CHECK-NEXT:   mdh-assign-asm          bind the de-composition to the OpenCL system model
 // CHECK-NEXT:   mdh-promote-memory      cache input tiles in local and private memory
 // CHECK-NEXT:   mdh-place-combine       spell out the re-composition
+// CHECK-NEXT:   mdh-mma                 compute private tiles of a sum of products on tensor-core fragments.
 // CHECK-NEXT:   mdh-vectorize           apply `vector_width` and `unroll`
 // CHECK-NEXT:   lowlevel-prefetch       apply `prefetch`, loading the next local tile during this one.
 // CHECK-NEXT:   lowlevel-expand         rewrite the structured `lowlevel` ops into scf/arith/memref.
+// CHECK-NEXT:   lowlevel-expand-mma     each `lowlevel.mma` as multiply-adds, for devices without tensor cores.
 // CHECK-NEXT:   lowlevel-align-vectors  mark the vector loads and stores aligned to their size.
 // CHECK-NEXT:   lower-to-opencl         the whole pipeline from `mdh.compute` to printable low-level IR.
 // CHECK-NEXT:   convert-linalg-to-mdh   rewrite `linalg.generic` and named linalg ops into `mdh.compute`.
 // CHECK-NEXT:   mdh-bufferize           give the host functions of `mdh.compute` ops buffers instead of tensors.
+// CHECK-NEXT:   mdh-fuse                fuse chained ops: epilogues, prologues and row statistics.
+// CHECK-NEXT:   mdh-split-stats         an op with row statistics into one op per phase, of one kernel group.
+// CHECK-NEXT:   lowlevel-merge-kernels  the kernels of one kernel group become one kernel.

@@ -1,5 +1,7 @@
-"""`lowlevel-expand-mma`: each `lowlevel.mma` as the f32 multiply-adds it stands for, for
-a device without tensor cores (PoCL), in the same fragment layout.
+"""`lowlevel-expand-mma`: each `lowlevel.mma` as multiply-adds, for devices without tensor cores.
+
+Each `lowlevel.mma` becomes the f32 multiply-adds it stands for, for a device without
+tensor cores (PoCL), in the same fragment layout.
 
 A lane holds only its registers of a fragment, so the lanes of a warp exchange them
 through local memory (one A and one B fragment per warp, `memref<warps x M x K>`,

@@ -1,4 +1,4 @@
-"""`mdh-fuse`: epilogue and prologue fusion of point-wise ops into their neighbours.
+"""`mdh-fuse`: fuse chained ops: epilogues, prologues and row statistics.
 
 A producer `mdh.compute` whose single result is read by one consumer `mdh.compute`
 only, where the consumer is point-wise in it, becomes one op: the producer's

@@ -1,5 +1,7 @@
-"""`mdh-mma`: compute the private tiles of a sum of products with warp-level tensor-core
-fragments (`mma` = "tf32"; `mdh_ir.schedule.mma` says how the work goes to warps).
+"""`mdh-mma`: compute private tiles of a sum of products on tensor-core fragments.
+
+With `mma` = "tf32", warp-level fragments (`mdh_ir.schedule.mma` says how the work goes
+to warps) compute the private tiles of a sum of products.
 
 It runs after `mdh-place-combine`, on a kernel whose configuration has `mma` other than
 "none", and replaces the private-tile loops of the innermost local tile (the reads of
