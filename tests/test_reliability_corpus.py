@@ -235,9 +235,14 @@ def test_the_readme_counts_the_corpus() -> None:
     assert f"({4 * len(FILES)} runs)" in readme
 
 
-DEVICE_RULES = {"wg-combine": "tests/test_runtime.py::test_last_work_group_needs_fences_across_work_groups"}
+DEVICE_RULES = {
+    "wg-combine": "tests/test_runtime.py::test_last_work_group_needs_fences_across_work_groups",
+    "mma": "tests/test_mma.py::test_mma_rule",
+}
 """Rules that the corpus's tools cannot break, and the test that does: the tools' devices
-(PoCL, the cpu and gpu classes) all order memory across work-groups."""
+(PoCL, the cpu and gpu classes) all order memory across work-groups, and on PoCL, the
+only device they run on, rule tensor-cores refuses an mma configuration before rule mma
+could."""
 
 
 def test_every_rule_has_a_corpus_file() -> None:
