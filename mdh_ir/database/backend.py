@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -45,6 +46,10 @@ def shown(target: Path | str) -> str:
     return re.sub(r"(://[^:/@]+):[^@/]*@", r"\1:***@", str(target))
 
 
+BUSY_SECONDS = 60
+"""How long an SQLite connection waits for another's lock."""
+
+
 class SQLite:
     kind = "SQLite file"
 
@@ -57,8 +62,8 @@ class SQLite:
         if str(path) != ":memory:":
             Path(path).parent.mkdir(parents=True, exist_ok=True)
         self.memory = str(path) == ":memory:"
-        self.conn = sqlite3.connect(str(path), timeout=60, isolation_level=None)
-        self.conn.execute("PRAGMA busy_timeout = 60000")
+        self.conn = sqlite3.connect(str(path), timeout=BUSY_SECONDS, isolation_level=None)
+        self.conn.execute(f"PRAGMA busy_timeout = {BUSY_SECONDS * 1000}")
 
     def execute(self, sql: str, params: tuple = ()) -> Any:
         return self.conn.execute(sql, params)
@@ -80,9 +85,20 @@ class SQLite:
         yield
 
     def create(self, schema: str) -> None:
-        """Switch to the WAL journal (outside any transaction), then create the tables."""
+        """Switch to the WAL journal (outside any transaction), then create the tables.
+        SQLite answers the switch "database is locked" at once, without waiting, while
+        another connection opens the same new file (4 threads opening one: 11 of 300
+        times): it is tried again until the busy timeout."""
         if not self.memory:
-            self.conn.execute("PRAGMA journal_mode = WAL")
+            deadline = time.monotonic() + BUSY_SECONDS
+            while True:
+                try:
+                    self.conn.execute("PRAGMA journal_mode = WAL")
+                    break
+                except sqlite3.OperationalError as e:
+                    if "locked" not in str(e) or time.monotonic() > deadline:
+                        raise
+                    time.sleep(0.01)
         self.conn.executescript(schema)
 
     def tables(self) -> set[str]:
