@@ -42,7 +42,7 @@ import math
 from collections.abc import Sequence
 from typing import ClassVar
 
-from xdsl.dialects import arith
+from xdsl.dialects import arith, memref, vector
 from xdsl.dialects.builtin import (
     I32,
     I64,
@@ -844,6 +844,17 @@ class KernelOp(IRDLOperation):
             self.attributes,
             reserved_attr_names=("sym_name", "function_type"),
         )
+
+    def written(self) -> set[SSAValue]:
+        """The buffers the kernel stores to (`memref.store`, `vector.store`,
+        `lowlevel.atomic_inc`)."""
+        found: set[SSAValue] = set()
+        for op in self.walk():
+            if isinstance(op, memref.StoreOp | AtomicIncOp):
+                found.add(op.memref)
+            elif isinstance(op, vector.StoreOp):
+                found.add(op.base)
+        return found
 
 
 @irdl_op_definition

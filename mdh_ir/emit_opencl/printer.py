@@ -251,9 +251,7 @@ class OpenCLPrinter:
 
     def print_kernel(self, kernel: KernelOp) -> None:
         block = kernel.body.block
-        written = {op.memref for op in kernel.walk() if isinstance(op, memref.StoreOp)}
-        written |= {op.base for op in kernel.walk() if isinstance(op, vector.StoreOp)}
-        written |= {op.memref for op in kernel.walk() if isinstance(op, AtomicIncOp)}
+        written = kernel.written()
         shared = kernel.attributes.get(SHARED_ATTR)
         shared = set(shared.get_values()) if isinstance(shared, DenseArrayBase) else set()
         params = []

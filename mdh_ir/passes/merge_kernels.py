@@ -32,14 +32,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import memref, vector
 from xdsl.dialects.builtin import FunctionType, ModuleOp, StringAttr
 from xdsl.ir import Block, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 from xdsl.traits import SymbolTable
 
-from mdh_ir.dialects.lowlevel import SHARED_ATTR, AtomicIncOp, BarrierOp, KernelOp, LaunchOp, i64_array
+from mdh_ir.dialects.lowlevel import SHARED_ATTR, BarrierOp, KernelOp, LaunchOp, i64_array
 from mdh_ir.errors import MDHError
 from mdh_ir.passes.carried import COMPUTE_ATTR
 
@@ -48,18 +47,6 @@ def group_of(kernel: KernelOp) -> str | None:
     props = kernel.attributes.get(COMPUTE_ATTR)
     group = props.data.get("kernel_group") if props is not None else None  # type: ignore[attr-defined]
     return group.data if isinstance(group, StringAttr) else None
-
-
-def stores_to(kernel: KernelOp, arg: SSAValue) -> bool:
-    """Whether `kernel` writes its argument `arg`."""
-    for op in kernel.walk():
-        if isinstance(op, memref.StoreOp) and op.memref == arg:
-            return True
-        if isinstance(op, vector.StoreOp) and op.base == arg:
-            return True
-        if isinstance(op, AtomicIncOp) and op.memref == arg:
-            return True
-    return False
 
 
 def merge(module: ModuleOp, launches: list[LaunchOp]) -> None:
@@ -71,7 +58,10 @@ def merge(module: ModuleOp, launches: list[LaunchOp]) -> None:
     host_args: list[SSAValue] = []
     for launch in launches:
         host_args += [a for a in launch.args if a not in host_args]
-    written = [{v for arg, v in zip(k.body.block.args, l.args) if stores_to(k, arg)} for k, l in zip(kernels, launches)]  # type: ignore[union-attr]
+    written = []
+    for kernel, launch in zip(kernels, launches):
+        stored = kernel.written()  # type: ignore[union-attr]
+        written.append({v for arg, v in zip(kernel.body.block.args, launch.args) if arg in stored})  # type: ignore[union-attr]
     shared = sorted({
         host_args.index(v)
         for n, phase in enumerate(written)
