@@ -146,6 +146,10 @@ class RunInfo:
     """The 1-minute load average when the run started (other work skews the times)."""
     sweep: str = ""
     """The `--sweep` it ran, if any."""
+    card: str = ""
+    """The card it ran on (`CUDA_VISIBLE_DEVICES`) as one of `cards` processes (`--gpus`)."""
+    cards: int = 1
+    """How many processes, one per card of one kind, shared the run's cases."""
 
     def describe(self) -> str:
         parts = [f"{self.device} ({self.platform}, driver {self.driver})"]
@@ -155,6 +159,11 @@ class RunInfo:
             parts.append("quick smoke run (small sizes)")
         if self.sweep:
             parts.append(f"sweep {self.sweep}")
+        if self.cards > 1:
+            parts.append(
+                f"card {self.card}, one of {self.cards} cards of this kind, each timing in its own process"
+                f" its round-robin share of the cases, every case with all its peers (`--gpus {self.cards}`)"
+            )
         if self.roofline is not None:
             r = self.roofline
             parts.append(f"measured copy bandwidth {r.copy_bandwidth / 1e9:.1f} GB/s, FMA peak {r.fma_peak / 1e9:.1f} GFLOP/s")
@@ -189,9 +198,15 @@ def save(
 ) -> None:
     """Merge this run's rows into the device's CSV and JSON, then rewrite its RESULTS.md
     section and those of `sweeps` (name: its case names)."""
+    merge(out, device, [run], [r for result in results for r in rows(run, result)], sweeps)
+
+
+def merge(
+    out: Path, device: str, runs: list[RunInfo], new: list[dict[str, str]], sweeps: dict[str, list[str]] | None = None
+) -> None:
+    """`save` of the CSV rows `new`, measured by `runs`."""
     out.mkdir(parents=True, exist_ok=True)
     csv_path, json_path = out / f"results_{device}.csv", out / f"results_{device}.json"
-    new = [r for result in results for r in rows(run, result)]
     measured = {r["case"] for r in new}
     old = _read_csv(csv_path)
     merged, placed = [], set()
@@ -207,12 +222,12 @@ def save(
         writer = csv.DictWriter(f, COLUMNS)
         writer.writeheader()
         writer.writerows(merged)
-    runs = json.loads(json_path.read_text()) if json_path.exists() else {}
-    runs[run.run] = asdict(run)
+    described = json.loads(json_path.read_text()) if json_path.exists() else {}
+    described.update({run.run: asdict(run) for run in runs})
     used = {r["run"] for r in merged}
-    runs = {k: v for k, v in sorted(runs.items()) if k in used}
-    json_path.write_text(json.dumps(runs, indent=1) + "\n")
-    infos = [_run_info(v) for v in runs.values()]
+    described = {k: v for k, v in sorted(described.items()) if k in used}
+    json_path.write_text(json.dumps(described, indent=1) + "\n")
+    infos = [_run_info(v) for v in described.values()]
     try:
         sections = {device: section(device, merged, infos)}
         for name, names in (sweeps or {}).items():
@@ -224,6 +239,13 @@ def save(
         return
     for key, text in sections.items():
         _write_section(out / "RESULTS.md", key, text)
+
+
+def read(out: Path, device: str) -> tuple[list[RunInfo], list[dict[str, str]]]:
+    """The runs and the CSV rows that the results folder `out` holds of `device`."""
+    json_path = out / f"results_{device}.json"
+    described = json.loads(json_path.read_text()) if json_path.exists() else {}
+    return [_run_info(v) for v in described.values()], _read_csv(out / f"results_{device}.csv")
 
 
 def _read_csv(path: Path) -> list[dict[str, str]]:
