@@ -2,6 +2,7 @@
 
     python -m mdh_bench --device cpu|gpu [--cases matmul:1024,matvec:4096,... | --sweep NAME]
         [--budget 2m|none] [--db FILE] [--out mdh_bench/] [--repeats 20] [--peers P,...] [--quick]
+        [--gpus N]
 
 For each case, in this process: build the module, make seeded inputs and the float64
 reference (the catalog's numpy twin), tune ours (TPE, `--budget`, evaluations stored in
@@ -19,6 +20,13 @@ times ours with the default configuration only.
 
 `--quick` is a smoke run: the catalog's small sizes, a budget of a few evaluations,
 5 repeats, and results under `mdh_bench/quick/` unless `--out` is given.
+
+`--gpus N` (`--device gpu`) splits the cases over N processes, one per GPU (each with
+`CUDA_VISIBLE_DEVICES` set to its card), dealt round-robin in the run's order; each case
+with all its peers is timed on one card. Each process has its results folder
+`OUT/gpu<card>/` (with its log, `run.log`) and its tuning database `gpu<card>/NAME` beside
+`--db`; once all have ended, their results are merged into OUT as one process would have
+written them (`mdh_bench.shards`), and the run lines say which card each case ran on.
 """
 
 from __future__ import annotations
@@ -30,7 +38,8 @@ import warnings
 from datetime import datetime
 from pathlib import Path
 
-from mdh_bench.cases import SWEEPS, parse_cases, quick, sweep_cases, sweeps_including
+from mdh_bench import shards
+from mdh_bench.cases import SWEEPS, Case, parse_cases, quick, sweep_cases, sweeps_including
 from mdh_bench.log import log
 from mdh_bench.peers import PEERS
 from mdh_bench.report import RunInfo, save
@@ -53,7 +62,13 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--repeats", type=int, help="timed runs per variant (default 20; --quick: 5)")
     parser.add_argument("--peers", help="comma-separated peers (default: all of the device's)")
     parser.add_argument("--quick", action="store_true", help="small sizes and a tiny budget")
+    parser.add_argument(
+        "--gpus", type=int, default=1, metavar="N", help="split the cases over N processes, one per GPU (--device gpu)"
+    )
+    parser.add_argument("--shard", help=argparse.SUPPRESS)  # I/N: process I's share of --gpus N
     args = parser.parse_args(argv)
+    if args.gpus > 1 and args.device != "gpu":
+        parser.error("--gpus needs --device gpu")
     args.budget = args.budget or ("3evals,30s" if args.quick else "2m")
     args.repeats = args.repeats or (5 if args.quick else 20)
     args.out = args.out or (HERE / "quick" if args.quick else HERE)
@@ -90,6 +105,17 @@ def libraries(device: str) -> list[str]:
     return found
 
 
+def selection(args: argparse.Namespace) -> tuple[list[Case], dict[str, list[str]]]:
+    """The run's cases, and the sweeps whose sections it writes (name: its case names)."""
+    resolve = quick if args.quick else list
+    cases = resolve(sweep_cases(args.sweep, args.device) if args.sweep else parse_cases(args.cases, args.device))
+    sweeps = {
+        name: [c.name for c in resolve(sweep_cases(name, args.device))]
+        for name in (sweeps_including(args.sweep) if args.sweep else [])
+    }
+    return cases, sweeps
+
+
 def main(argv: list[str] | None = None) -> int:
     from mdh_bench.measure import measure_roofline
     from mdh_ir.device import DeviceInfo
@@ -97,12 +123,16 @@ def main(argv: list[str] | None = None) -> int:
 
     args = parse_args(argv)
     warnings.filterwarnings("ignore", message="Non-empty compiler output")  # pyopencl: PoCL's notes
-    resolve = quick if args.quick else list
-    cases = resolve(sweep_cases(args.sweep, args.device) if args.sweep else parse_cases(args.cases, args.device))
-    sweeps = {
-        name: [c.name for c in resolve(sweep_cases(name, args.device))]
-        for name in (sweeps_including(args.sweep) if args.sweep else [])
-    }
+    cases, sweeps = selection(args)
+    if args.gpus > 1 and not args.shard:
+        cards = shards.cards(min(args.gpus, len(cases)))
+        given = sys.argv[1:] if argv is None else argv
+        commands = [shards.command(given, args, i, card, len(cards)) for i, card in enumerate(cards)]
+        log(f"{len(cases)} cases over {len(cards)} GPUs ({', '.join(cards)}), dealt round-robin")
+        return shards.run(commands, cards, args.out, args.device, [c.name for c in cases], sweeps)
+    index, count = map(int, (args.shard or "0/1").split("/"))
+    cases = shards.share(cases, index, count)
+    card = os.environ.get("CUDA_VISIBLE_DEVICES", "") if args.shard else ""
     device = select_device(args.device)
     info = DeviceInfo.from_cl(device)
     log(f"{info.name} ({info.platform}, driver {info.driver}): {len(cases)} cases, budget {args.budget}")
@@ -114,10 +144,11 @@ def main(argv: list[str] | None = None) -> int:
         f" empty kernel {roofline.empty_kernel * 1e6:.1f} us"  # type: ignore[operator]
     )
     run = RunInfo(
-        run=datetime.now().isoformat(timespec="seconds"), device=info.name, platform=info.platform,
+        run=datetime.now().isoformat(timespec="seconds") + (f" gpu{card}" if args.shard else ""),
+        device=info.name, platform=info.platform,
         driver=info.driver, budget=args.budget, repeats=args.repeats, quick=args.quick,
         roofline=roofline, libraries=libraries(args.device), load=os.getloadavg()[0],
-        sweep=args.sweep or "",
+        sweep=args.sweep or "", card=card, cards=count,
     )  # fmt: skip
     for case in cases:
         result = run_case(case, args.device, args.budget, args.db, args.repeats, args.peers, roofline)
