@@ -374,8 +374,9 @@ BELOW = (0.5, 0.3)
 
 def sweep_section(device: str, name: str, names: list[str], rows: list[dict[str, str]], runs: list[RunInfo]) -> str:
     """The Markdown section of sweep `name` (its case `names`): per case, each peer's
-    time over our default's and over our tuned time, then per column the geometric
-    mean and the count of ratios below each of `BELOW`."""
+    time over our default's and over our tuned time (`n/a` where the peer gave no time:
+    its reasons listed below the table), then per column the geometric mean and the
+    count of ratios below each of `BELOW`."""
     cases: dict[str, dict[str, dict[str, str]]] = {}
     for r in rows:
         if r["case"] in names:
@@ -398,6 +399,7 @@ def sweep_section(device: str, name: str, names: list[str], rows: list[dict[str,
     head += ["tuning given", "run"]
     lines += ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     ratios: list[list[float]] = [[] for _ in range(2 * len(shown))]
+    unavailable: dict[tuple[str, str], list[str]] = {}
     for case in names:
         variants = cases.get(case)
         if variants is None:
@@ -411,14 +413,32 @@ def sweep_section(device: str, name: str, names: list[str], rows: list[dict[str,
                 column.append(ratio)
         times = [_median(variants.get(main)), *ours]
         cells = [case, any_row["sizes"], *(_ms(t * 1e-3) if t is not None else "n/a" for t in times)]
-        cells += [_ratio_text(r) for r in row]
+        cells += [
+            "n/a" if o is not None and p in variants and variants[p]["status"] != "ok" else _ratio_text(r)
+            for (p, o), r in zip(((p, o) for p in shown for o in ours), row)
+        ]  # fmt: skip
+        for p in shown:
+            if p in variants and variants[p]["status"] != "ok":
+                unavailable.setdefault((p, variants[p]["note"]), []).append(case)
         cells += [_tuning_cell(variants, shown), str(run_index.get(any_row["run"], "?"))]
         lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
     summary = [("geometric mean", _geomean)]
     summary += [(f"below {b}x", lambda vs, b=b: f"{sum(v < b for v in vs)} of {len(vs)}") for b in BELOW]
     for label, f in summary:
         lines.append("| " + " | ".join([label, "", "", "", ""] + [f(c) for c in ratios] + ["", ""]) + " |")
+    if unavailable:
+        lines += ["", "`n/a`: the peer was measured but gave no time, for the reason given (a blank cell: the peer was not run in that case's run):", ""]
+        lines += [
+            f"- {LABELS.get(p, p)} on {len(cs)} case{'s' * (len(cs) > 1)} ({_case_list(cs)}): {note}"
+            for (p, note), cs in unavailable.items()
+        ]  # fmt: skip
     return "\n".join(lines)
+
+
+def _case_list(cases: list[str], shown: int = 3) -> str:
+    """The first `shown` of `cases`, and how many more."""
+    more = len(cases) - shown
+    return ", ".join(cases[:shown]) + (f" and {more} more" if more > 0 else "")
 
 
 CHAIN_TIMES = ("ours tuned", "ours default", "ours unfused", "single op tuned", "single op default")

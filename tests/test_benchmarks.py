@@ -275,6 +275,9 @@ def test_sweep_section_ratios_means_and_counts() -> None:
     assert "inductor" not in head and "other:c" not in text
     a = next(line for line in text.splitlines() if line.startswith("| matmul:a"))
     assert "| 0.10 | 0.20 | 2.00 | 4.00 |" in a and "5 evals, 3 s; Triton FP32: autotune 12.0 s" in a
+    b = next(line for line in text.splitlines() if line.startswith("| matmul:b"))
+    assert "| n/a | n/a |" in b  # Triton FP32 measured, no time: said so, not left blank
+    assert "- Triton FP32 on 1 case (matmul:b): not installed" in text
     assert "| matmul:z | not measured |" in text
     assert "| geometric mean |" in text and "| below 0.3x |  |  |  |  | 1 of 1 | 1 of 1 | 0 of 1 | 0 of 1 |" in text
 
