@@ -154,3 +154,22 @@ def test_mma_drawn_only_with_tensor_cores_and_tf32() -> None:
             except Infeasible:
                 pass
     assert drawn == {"gpu": {"none", "tf32"}, "cpu": {"none"}}
+
+
+@pytest.mark.parametrize("sizes", [(256, 128, 48), (300, 200, 40)], ids=lambda s: "x".join(map(str, s)))
+def test_gpu_default_computes_tf32_on_fragments(sizes) -> None:
+    """On a GPU with tensor cores the default configuration of a TF32 matrix product
+    takes the fragments (whole and partial work-group tiles; k of 48 and 40: padded
+    local tiles of 16), its copies round the inputs once, and its results match the
+    reference; the same product in IEEE precision keeps FP32 FMAs."""
+    module = matmul(*sizes)
+    op = find_compute(module)
+    gpu = with_tensor_cores(PRESETS["gpu"])
+    cfg = default_config(op, gpu)
+    assert cfg.mma == "tf32" and not violations(op, cfg, gpu)
+    assert default_config(find_compute(matmul(*sizes, precision="ieee")), gpu).mma == "none"
+    configured, _ = configure(module, gpu, cfg)
+    lowered = lower_configured(configured, gpu)
+    assert sum(isinstance(o, MmaOp) for o in lowered.walk()) == 16  # a warp's 4 x 4 fragments
+    inputs = random_inputs(op, np.random.default_rng(sum(sizes)))
+    check_outputs(module, inputs, run_emulated(module, cfg, inputs))

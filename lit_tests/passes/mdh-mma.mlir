@@ -7,7 +7,8 @@
 // 32 x 16, one warp tile of 2 x 2 fragments of 16 x 8. The private-tile loops are
 // replaced: per lane (linear local id l: g = l / 4, t = l mod 4) the A fragments read
 // the local copy of A at rows g, g + 8 (+ 16 for the second) and columns t, t + 4,
-// rounded to TF32; the B fragments at rows t, t + 4 and columns g (+ 8); four mmas
+// rounded to TF32 by the copies that fill the local copies (`round = "tf32"`: once
+// per element, not at each fragment load); the B fragments at rows t, t + 4 and columns g (+ 8); four mmas
 // accumulate into the private fragments %c (2 x 2 fragments of 4 registers). After the
 // accumulator's scope they go to the work-items' accumulator through a local block of
 // 32 x 16, between barriers: lane values at rows g (+ 8), columns 2t (+ 1).
@@ -39,13 +40,17 @@ func.func @mm(%A: memref<32x8xf32>, %B: memref<8x16xf32>) -> memref<32x16xf32> {
 // CHECK:         lowlevel.fill %[[ACC]]
 // CHECK:         lowlevel.fill %[[C]]
 // CHECK:         lowlevel.tile_for "lt" dim 2
+// CHECK:           lowlevel.copy {{.*}} {lanes = 4 : i64, inside, round = "tf32"} : memref<32x8xf32> -> memref<32x8xf32, "lcl">
+// CHECK-NEXT:      lowlevel.copy {{.*}} {lanes = 4 : i64, inside, round = "tf32"} : memref<8x16xf32> -> memref<8x16xf32, "lcl">
 // CHECK:           lowlevel.barrier
 // CHECK-NOT:       lowlevel.tile_for "pt"
+// CHECK-NOT:       lowlevel.round_tf32
 // CHECK:           %[[KT:.*]] = arith.addi %{{.*}}, %[[T]] : index
 // CHECK:           %[[A0:.*]] = lowlevel.view_load %{{.*}}[%[[ROW:.*]], %{{.*}}, %[[KT]]] {{.*}} : memref<32x8xf32, "lcl"> -> f32
-// CHECK-NEXT:      %[[A0R:.*]] = lowlevel.round_tf32 %[[A0]] : f32
+// CHECK-NOT:       lowlevel.round_tf32
 // CHECK:           lowlevel.view_load %{{.*}} : memref<8x16xf32, "lcl"> -> f32
-// CHECK:           %{{.*}} = lowlevel.mma "tf32" a(%[[A0R]], %{{.*}}, %{{.*}}, %{{.*}}) b(%{{.*}}, %{{.*}}) c(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) -> f32, f32, f32, f32
+// CHECK-NOT:       lowlevel.round_tf32
+// CHECK:           %{{.*}} = lowlevel.mma "tf32" a(%[[A0]], %{{.*}}, %{{.*}}, %{{.*}}) b(%{{.*}}, %{{.*}}) c(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) -> f32, f32, f32, f32
 // CHECK-COUNT-3:   lowlevel.mma "tf32"
 // CHECK:           lowlevel.barrier
 // CHECK-NEXT:    }
@@ -73,5 +78,7 @@ func.func @mm(%A: memref<32x8xf32>, %B: memref<8x16xf32>) -> memref<32x16xf32> {
 // EMULATE-COUNT-8: math.fma
 // EMULATE-NOT:     lowlevel.mma
 
-// The printer writes the mma as inline PTX on the bits of the rounded floats.
+// lowlevel-expand rounds each element the copies store; the printer writes the mma
+// as inline PTX on the bits of the rounded floats.
+// CL: const float4 v{{[0-9]+}} = select(as_float4((as_uint4(v{{[0-9]+}}) + 0xfffu + ((as_uint4(v{{[0-9]+}}) >> 13) & 1u)) & 0xffffe000u), v{{[0-9]+}}, isnan(v{{[0-9]+}}))
 // CL: __asm__ volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};" : "=f"([[D0:v[0-9]+]]), "=f"({{v[0-9]+}}), "=f"({{v[0-9]+}}), "=f"({{v[0-9]+}}) : "r"(as_uint({{v[0-9]+}})), {{.*}}, "f"({{v[0-9]+}}), "f"({{v[0-9]+}}));

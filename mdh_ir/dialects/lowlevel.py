@@ -19,7 +19,8 @@ ops step by step (DESIGN.md section 5):
   buffers);
 - `lowlevel-expand`: `load_widened`, the read of a 16-bit float element (f16, bf16) as
   the f32 of its value;
-- `mdh-tile`: `round_tf32`, an f32 input read as TF32 (`precision = "tf32"`);
+- `mdh-tile`: `round_tf32`, an f32 input read as TF32 (`precision = "tf32"`; `mdh-mma`
+  moves it to the copies into the fragments' local buffers, `round` on a `copy`);
 - `mdh-mma`: `mma`, one warp-level tensor-core `mma.sync` on fragments held by the
   lanes (`lowlevel-expand-mma` rewrites it into FMAs through local memory for devices
   without tensor cores).
@@ -123,6 +124,10 @@ SOURCE_EXTENTS_ATTR = "source_extents"
 """Copy attribute: the logical extents of the part of the source that holds data (a local
 copy's box, without the `lcl_pad` elements of its rows); box elements beyond it count as
 outside the source (see mdh-promote-memory)."""
+
+ROUND_ATTR = "round"
+"""Copy attribute: "tf32" rounds each element it stores into the destination
+(`round_tf32`), so that the destination's readers read rounded values (see mdh-mma)."""
 
 ALIGNMENT_ATTR = "alignment"
 """`vector.load`/`vector.store` attribute: bytes to which the address is aligned, the

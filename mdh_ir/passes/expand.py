@@ -23,7 +23,8 @@ arith, math, memref.load/store/alloca, func.call, group/local ids, barriers):
   store half whole vectors from there; a copy marked `inside` moves without checking
   that its elements or vectors lie inside the source, one with `inside_axes` checks the
   other axes only; with boundary "none", reads outside the source are clamped into it
-  (only discarded points of a padded tile read them: no select);
+  (only discarded points of a padded tile read them: no select); a copy with
+  `round = "tf32"` stores each element or vector rounded (`round_tf32`);
 - a kernel's `fill` becomes stores (a host function's stays: the runtime fills the
   buffer).
 
@@ -63,12 +64,14 @@ from xdsl.passes import ModulePass
 
 from mdh_ir.dialects.lowlevel import (
     PRV,
+    ROUND_ATTR,
     UNROLL_ATTR,
     BarrierOp,
     CopyOp,
     FillOp,
     KernelOp,
     LoadWidenedOp,
+    RoundTF32Op,
     TileForOp,
     ViewLoadOp,
     ViewOp,
@@ -271,7 +274,7 @@ class Move:
         if self.half == "load":
             e.store(value, copy.stage, slot)  # type: ignore[arg-type]
         else:
-            e.op(vector.StoreOp(value, copy.dest, [coords[a] for a in copy.dest_perm.get_values()]))
+            e.op(vector.StoreOp(self.stored(e, value), copy.dest, [coords[a] for a in copy.dest_perm.get_values()]))
 
     def element(self, e: Emitter, position: list[SSAValue], coords: list[SSAValue], slot: list[SSAValue]) -> None:
         """Move one box element (with boundary "none", clamped into the source along the
@@ -287,7 +290,13 @@ class Move:
         if self.half == "load":
             e.store(value, self.elements, slot)  # type: ignore[arg-type]
         else:
-            e.store(value, copy.dest, [coords[a] for a in copy.dest_perm.get_values()])
+            e.store(self.stored(e, value), copy.dest, [coords[a] for a in copy.dest_perm.get_values()])
+
+    def stored(self, e: Emitter, value: SSAValue) -> SSAValue:
+        """`value` as the destination receives it: rounded to TF32 where the copy says so."""
+        if ROUND_ATTR in self.copy.attributes:
+            return e.emit(RoundTF32Op(value))
+        return value
 
     def whole_vectors(self) -> bool:
         """Whether every vector the copy moves lies wholly inside or wholly outside the

@@ -12,7 +12,8 @@ the warps' fragments:
     lowlevel.fill %c with 0.0                     where the accumulator is filled
     scf.for s_i, s_j, s_k, q {                    step blocks, k tiles, k fragment steps
       A fragment fm: view_load %a_lcl at (row, k), a lane's four per the PTX layout:
-        rows r0 + fm*16 + g (+8), columns k0 + t (+4), rounded (`round_tf32`)
+        rows r0 + fm*16 + g (+8), columns k0 + t (+4), rounded to TF32 by the copies
+        into %a_lcl (`round = "tf32"`; by `round_tf32` at the load where none fill it)
       B fragment fn: view_load %b_lcl at (k0 + t (+4), col0 + fn*8 + g)
       %d:4 = lowlevel.mma "tf32" a(...) b(...) c(%c[s_i, s_j, fm, fn, 0..3])
     }
@@ -34,7 +35,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import memref
-from xdsl.dialects.builtin import DenseArrayBase, ModuleOp, f32
+from xdsl.dialects.builtin import DenseArrayBase, ModuleOp, StringAttr, f32
 from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint
@@ -43,7 +44,9 @@ from mdh_ir.dialects.lowlevel import (
     LCL,
     LOCAL_SIZE_ATTR,
     PRV,
+    ROUND_ATTR,
     BarrierOp,
+    CopyOp,
     FillOp,
     KernelOp,
     LocalIdOp,
@@ -86,6 +89,18 @@ class Lane:
         return Lane(e.div(linear, WARP), e.div(lane, 4), e.rem(lane, 4))
 
 
+def round_at_copies(buffer: SSAValue) -> bool:
+    """Marks the copies into the local `buffer` to store TF32-rounded elements (`round`);
+    whether there are such copies. Each element is then rounded once per local tile, by
+    the work-item that copies it, instead of at each of the warps' fragment loads."""
+    if memory_space(buffer.type) != "lcl":
+        return False
+    copies = [u.operation for u in buffer.uses if isinstance(u.operation, CopyOp) and u.operation.dest == buffer]
+    for copy in copies:
+        copy.attributes[ROUND_ATTR] = StringAttr("tf32")
+    return bool(copies)
+
+
 def loop(e: Emitter, trips: int) -> tuple[Value, Emitter]:
     """A constant loop of `trips` (none for one)."""
     return (0, e) if trips == 1 else e.for_(0, trips)
@@ -111,6 +126,7 @@ class Fragments:
         for load in self.nest.walk():
             if isinstance(load, ViewLoadOp):
                 self.reads[0 if self.form.i in load.map.data.used_dims() else 1] = load
+        self.rounded = {b: round_at_copies(load.source) for b, load in self.reads.items()}
         (self.acc,) = {
             op.memref for op in self.nest.walk() if isinstance(op, memref.StoreOp) and memory_space(op.memref.type) == "prv"
         }
@@ -137,13 +153,14 @@ class Fragments:
         self.nest.erase()
 
     def read(self, e: Emitter, b: int, at: dict[int, SSAValue]) -> SSAValue:
-        """Input b's local copy at the dimensions' values `at`, rounded to TF32; 0 at a
-        k beyond the local tile (a padded k loop)."""
+        """Input b's local copy at the dimensions' values `at`, rounded to TF32 (here,
+        unless its copies round); 0 at a k beyond the local tile (a padded k loop)."""
         old = self.reads[b]
         dims = [at[d] if d in at else e.const(0) for d in range(self.plan.rank)]
         probe = ViewLoadOp(old.source, dims, old.syms, old.map, "none")
         value = e.emit(ViewLoadOp(old.source, dims, old.syms, old.map, "none", limits=self.limits.of("lcl", probe)))
-        value = e.emit(RoundTF32Op(value))
+        if not self.rounded[b]:
+            value = e.emit(RoundTF32Op(value))
         k = self.form.k
         if not self.plan.padded(k):
             return value

@@ -56,6 +56,8 @@
   contraction). Without pw dimensions, work-groups take larger tiles (about 64 per
   compute unit), grown along the innermost dimensions first. A register tile whose
   reduction completes inside it is flushed after each tile (`_tile_accumulator`).
+- GPU with tensor cores, an op read as TF32 (`precision = "tf32"`) that is a sum of
+  products: its private tiles on warp fragments (`mma = "tf32"`, `_gpu_mma_tiles`).
 - Otherwise no caching (inp_mem "glb"), private accumulators, identity layouts;
   OpenCL dimension 0 gets the innermost parallel dimension.
 """
@@ -67,6 +69,7 @@ from math import prod
 from mdh_ir.affine import dim_of, linear_results
 from mdh_ir.schedule.config import Config
 from mdh_ir.schedule.constraints import vector_problem, violations
+from mdh_ir.schedule.mma import MmaForm
 from mdh_ir.device import DeviceInfo
 from mdh_ir.dialects.mdh import ComputeOp
 from mdh_ir.schedule.tiling import FULL_UNROLL, TilePlan, ceildiv
@@ -101,6 +104,9 @@ def default_config(op: ComputeOp, device: DeviceInfo) -> Config:
     dimension need a known identity in each statistic's combine)."""
     if device.kind == "gpu":
         cfg = _gpu_config(op, device)
+        fragments = _gpu_mma_tiles(op, device, cfg)
+        if fragments is not None and not violations(op, fragments, device):
+            cfg = fragments
     else:
         kept, pw = _kinds(op)
         candidates = [_tile_accumulator(op, device, _cpu_config(op, device, d)) for d in [*reversed(kept), *pw[-1:]]]
@@ -172,6 +178,34 @@ def _gpu_config(op: ComputeOp, device: DeviceInfo) -> Config:
         return _widest_vectors(op, _assemble(op, device, num_wi, pt, tuple(range(rank)), busy=0), (4,))
     busy = None if kept else device.compute_units
     return _assemble(op, device, num_wi, pt, tuple(range(rank)), busy=busy)
+
+
+def _gpu_mma_tiles(op: ComputeOp, device: DeviceInfo, cfg: Config) -> Config | None:
+    """For an op read as TF32 (`precision = "tf32"`) whose form is a sum of products
+    (`MmaForm`), on a device with tensor cores: `cfg` computing its private tiles on
+    warp fragments (`mma`), 128 x 64 outputs a work-group of 16 x 8 work-items (4 warps
+    of 64 x 32 outputs, 4 x 4 fragments each, each A fragment serving 4 mmas and each B
+    fragment 4), private tiles of 8 x 8 x 8, k in local tiles of 16, both inputs in
+    local memory, the next local tile loaded during this one, rows padded by 8
+    (`lcl_pad`): a warp's fragment loads read 4 rows at 8 columns each (A's and B's
+    rows are k), which a row length of 8 more than a multiple of 32 spreads over the 32
+    banks. H100, matmul 4096^3: 2.125 ms (64.7 TFLOP/s) with rows padded by 4 and every
+    fragment value rounded at its load, against 3.05 ms for the FP32 default."""
+    if op.input_precision != "tf32" or not device.tensor_cores or isinstance(MmaForm.of(op), str):
+        return None
+    form = MmaForm.of(op)
+    assert isinstance(form, MmaForm)
+    num_wi, pt, lt = [1] * op.rank, [1] * op.rank, [1] * op.rank
+    for d, wi, tile in ((form.i, 16, 128), (form.j, 8, 64), (form.k, 1, 16)):
+        num_wi[d], pt[d], lt[d] = wi, 8, tile
+    num_wg = [1 if d == form.k else ceildiv(n, lt[d]) for d, n in enumerate(op.sizes)]
+    inputs = len(op.inputs)
+    return cfg.with_(
+        num_wg=tuple(num_wg), num_wi=tuple(num_wi), lt_size=tuple(lt), pt_size=tuple(pt),
+        inp_mem=(("lcl",) * inputs, ("glb",) * inputs), res_mem=("prv",),
+        ocl_dim=(_ocl_dims(num_wg), _ocl_dims(num_wi)), vector_width=1, combine_layer="end",
+        prefetch=1, lcl_pad=8, mma="tf32",
+    )  # fmt: skip
 
 
 def _skinny_rows(
