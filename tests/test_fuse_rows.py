@@ -9,11 +9,14 @@ import numpy as np
 import pytest
 from xdsl.context import Context
 
-from mdh_ir.device import DeviceInfo
+from mdh_ir.device import PRESETS, DeviceInfo
 from mdh_ir.dialects.lowlevel import KernelOp
 from mdh_ir.driver import compile_module
 from mdh_ir.passes.fuse import FusionRemark, MDHFuse
 from mdh_ir.runtime import select_device
+from mdh_ir.schedule.constraints import vector_problem, violations
+from mdh_ir.schedule.default_config import default_config
+from mdh_ir.schedule.tiling import TilePlan
 from mdh_ir.semantics.host import evaluate_host, host_function, random_arguments
 from mdh_ir.tools.context import make_context
 from mdh_ir.tools.diagnostics import load_module
@@ -101,19 +104,24 @@ def test_fused_softmax_is_one_kernel_and_runs() -> None:
 
 def test_fused_softmax_lowered_under_random_configs() -> None:
     """Random legal configurations of the fused op (several work-items along a row:
-    statistics combined in local memory before the next phase reads them)."""
+    statistics combined in local memory before the next phase reads them), with their
+    vectors where the rule `vector-width` allows them (each lane accumulates its own
+    part of a row's statistics)."""
     info = DeviceInfo.from_cl(select_device(TEST_DEVICE))
     rng = np.random.default_rng(4)
-    done = 0
+    done = vectors = 0
     for draw in range(40):
-        m, n = int(rng.choice(AWKWARD)), int(rng.choice(AWKWARD + [128, 129]))
+        m, n = int(rng.choice(AWKWARD)), int(rng.choice(AWKWARD + [127, 128, 129]))
         module = fused(parse(softmax(m, n)))
         (op,) = computes(module)
         try:
             config = sample_config(op, info, RandomTrial(rng))
         except Infeasible:
             continue
-        config = config.with_(num_wg=(config.num_wg[0], 1), vector_width=1)
+        config = config.with_(num_wg=(config.num_wg[0], 1))
+        if vector_problem(TilePlan(op, config)) is not None:
+            config = config.with_(vector_width=1)
+        vectors += config.vector_width > 1
         args = random_arguments(host_function(module), rng)
         try:
             check_outputs(module, args, compile_module(module, TEST_DEVICE, config)(*args))
@@ -122,7 +130,7 @@ def test_fused_softmax_lowered_under_random_configs() -> None:
         done += 1
         if done == 10:
             break
-    assert done == 10
+    assert done == 10 and vectors > 0
 
 
 def test_a_statistic_used_outside_keeps_the_chain() -> None:
@@ -132,3 +140,26 @@ def test_a_statistic_used_outside_keeps_the_chain() -> None:
     assert [op.comp_name.data for op in computes(module)] == ["max", "sum", "div"]
     args = random_arguments(host_function(module), np.random.default_rng(3))
     check_outputs(module, args, compile_module(module, TEST_DEVICE)(*args))
+
+
+ROWS, COLUMNS = [1, 7, 129], [1, 33, 127, 128, 4097]
+"""Awkward sizes of a softmax: one row, a prime, a tile + 1; one column, a vector + 1,
+a vector - 1, whole vectors, a row of 4096 + 1."""
+
+
+@pytest.mark.parametrize("device", ["gpu", "cpu"])
+def test_fused_softmax_defaults_at_awkward_sizes(device: str) -> None:
+    """The default configuration of each device class (`PRESETS`) of the fused softmax, run on the test device, equals the reference at every size of
+    `ROWS` x `COLUMNS`."""
+    rng = np.random.default_rng(5)
+    for m in ROWS:
+        for n in COLUMNS:
+            module = fused(parse(softmax(m, n)))
+            (op,) = computes(module)
+            config = default_config(op, PRESETS[device])
+            args = random_arguments(host_function(module), rng)
+            try:
+                check_outputs(module, args, compile_module(module, TEST_DEVICE, config)(*args))
+            except Exception as e:
+                raise AssertionError(f"softmax {m}x{n} config={config.to_attr()}\n{e}") from e
+

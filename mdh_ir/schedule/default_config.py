@@ -96,9 +96,8 @@ def _spread(total: int, dims: list[int], sizes: tuple[int, ...]) -> dict[int, in
 def default_config(op: ComputeOp, device: DeviceInfo) -> Config:
     """The default (on a CPU, the widest vectors of the legal candidates: with a small
     private budget, a register tile along one dimension may not fit where another's
-    does); an op with row statistics keeps its rows in one work-group each
-    (rule `rows`) and steps along them with scalar code (vectors along a reduced
-    dimension need a known identity in each statistic's combine)."""
+    does); an op with row statistics keeps its rows in one work-group each (rule
+    `rows`), with its vectors where the rule `vector-width` still allows them."""
     if device.kind == "gpu":
         cfg = _gpu_config(op, device)
     else:
@@ -106,10 +105,10 @@ def default_config(op: ComputeOp, device: DeviceInfo) -> Config:
         candidates = [_tile_accumulator(op, device, _cpu_config(op, device, d)) for d in [*reversed(kept), *pw[-1:]]]
         legal = [c for c in candidates if not violations(op, c, device)] or candidates
         cfg = max(legal, key=lambda cfg: cfg.vector_width)
-    rows = {d for s in op.row_stats for d, c in enumerate(s.combines) if c.kind == "pw"}
-    if not rows:
+    if not op.stat_dims:
         return cfg
-    return cfg.with_(num_wg=tuple(1 if d in rows else g for d, g in enumerate(cfg.num_wg)), vector_width=1)
+    cfg = cfg.with_(num_wg=tuple(1 if d in op.stat_dims else g for d, g in enumerate(cfg.num_wg)))
+    return cfg if vector_problem(TilePlan(op, cfg)) is None else cfg.with_(vector_width=1)
 
 
 def _tile_accumulator(op: ComputeOp, device: DeviceInfo, cfg: Config) -> Config:
