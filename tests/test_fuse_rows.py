@@ -15,7 +15,7 @@ from mdh_ir.driver import compile_module
 from mdh_ir.passes.fuse import FusionRemark, MDHFuse
 from mdh_ir.runtime import select_device
 from mdh_ir.schedule.constraints import vector_problem, violations
-from mdh_ir.schedule.default_config import default_config
+from mdh_ir.schedule.default_config import ROW_SHARE, default_config
 from mdh_ir.schedule.tiling import TilePlan
 from mdh_ir.semantics.host import evaluate_host, host_function, random_arguments
 from mdh_ir.tools.context import make_context
@@ -149,7 +149,8 @@ a vector - 1, whole vectors, a row of 4096 + 1."""
 
 @pytest.mark.parametrize("device", ["gpu", "cpu"])
 def test_fused_softmax_defaults_at_awkward_sizes(device: str) -> None:
-    """The default configuration of each device class (`PRESETS`) of the fused softmax, run on the test device, equals the reference at every size of
+    """The default configuration of each device class (`PRESETS`; `_gpu_rows` on a GPU)
+    of the fused softmax, run on the test device, equals the reference at every size of
     `ROWS` x `COLUMNS`."""
     rng = np.random.default_rng(5)
     for m in ROWS:
@@ -163,3 +164,18 @@ def test_fused_softmax_defaults_at_awkward_sizes(device: str) -> None:
             except Exception as e:
                 raise AssertionError(f"softmax {m}x{n} config={config.to_attr()}\n{e}") from e
 
+
+def test_gpu_default_shares_each_row_among_few_vector_readers() -> None:
+    """The GPU default of the fused softmax: each row shared by the work-items that read
+    about `ROW_SHARE` of its elements in vectors of 4 (private tiles of one vector dealt
+    in turn: consecutive reads), the rest of 256 work-items on several rows. 8192 x 128:
+    8 readers (3 tree levels a phase, not 5 of 32 scalar readers of 4 elements 16 bytes
+    apart), 32 rows a work-group; 4096 x 4096: 256 readers, one row a work-group."""
+    gpu = PRESETS["gpu"]
+    for (m, n), readers, rows in [((8192, 128), 8, 32), ((4096, 4096), 256, 1)]:
+        (op,) = computes(fused(parse(softmax(m, n))))
+        cfg = default_config(op, gpu)
+        assert not violations(op, cfg, gpu)
+        assert cfg.num_wi == (rows, readers) and cfg.num_wg == (m // rows, 1)
+        assert cfg.lt_size == (rows, n) and cfg.pt_size == (1, 4) and cfg.vector_width == 4
+        assert n // readers == ROW_SHARE
