@@ -8,12 +8,17 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from xdsl.context import Context
+from xdsl.dialects import memref, vector
 
-from mdh_ir.device import DeviceInfo
-from mdh_ir.dialects.lowlevel import KernelOp
+from mdh_ir.device import PRESETS, DeviceInfo
+from mdh_ir.dialects.lowlevel import BarrierOp, KernelOp
 from mdh_ir.driver import compile_module
+from mdh_ir.driver.compiler import lower
 from mdh_ir.passes.fuse import FusionRemark, MDHFuse
 from mdh_ir.runtime import select_device
+from mdh_ir.schedule.constraints import vector_problem, violations
+from mdh_ir.schedule.default_config import ROW_SHARE, default_config
+from mdh_ir.schedule.tiling import TilePlan
 from mdh_ir.semantics.host import evaluate_host, host_function, random_arguments
 from mdh_ir.tools.context import make_context
 from mdh_ir.tools.diagnostics import load_module
@@ -101,19 +106,24 @@ def test_fused_softmax_is_one_kernel_and_runs() -> None:
 
 def test_fused_softmax_lowered_under_random_configs() -> None:
     """Random legal configurations of the fused op (several work-items along a row:
-    statistics combined in local memory before the next phase reads them)."""
+    statistics combined in local memory before the next phase reads them), with their
+    vectors where the rule `vector-width` allows them (each lane accumulates its own
+    part of a row's statistics)."""
     info = DeviceInfo.from_cl(select_device(TEST_DEVICE))
     rng = np.random.default_rng(4)
-    done = 0
+    done = vectors = 0
     for draw in range(40):
-        m, n = int(rng.choice(AWKWARD)), int(rng.choice(AWKWARD + [128, 129]))
+        m, n = int(rng.choice(AWKWARD)), int(rng.choice(AWKWARD + [127, 128, 129]))
         module = fused(parse(softmax(m, n)))
         (op,) = computes(module)
         try:
             config = sample_config(op, info, RandomTrial(rng))
         except Infeasible:
             continue
-        config = config.with_(num_wg=(config.num_wg[0], 1), vector_width=1)
+        config = config.with_(num_wg=(config.num_wg[0], 1))
+        if vector_problem(TilePlan(op, config)) is not None:
+            config = config.with_(vector_width=1)
+        vectors += config.vector_width > 1
         args = random_arguments(host_function(module), rng)
         try:
             check_outputs(module, args, compile_module(module, TEST_DEVICE, config)(*args))
@@ -122,7 +132,7 @@ def test_fused_softmax_lowered_under_random_configs() -> None:
         done += 1
         if done == 10:
             break
-    assert done == 10
+    assert done == 10 and vectors > 0
 
 
 def test_a_statistic_used_outside_keeps_the_chain() -> None:
@@ -132,3 +142,101 @@ def test_a_statistic_used_outside_keeps_the_chain() -> None:
     assert [op.comp_name.data for op in computes(module)] == ["max", "sum", "div"]
     args = random_arguments(host_function(module), np.random.default_rng(3))
     check_outputs(module, args, compile_module(module, TEST_DEVICE)(*args))
+
+
+ROWS, COLUMNS = [1, 7, 129], [1, 33, 127, 128, 4097]
+"""Awkward sizes of a softmax: one row, a prime, a tile + 1; one column, a vector + 1,
+a vector - 1, whole vectors, a row of 4096 + 1."""
+
+
+@pytest.mark.parametrize("device", ["gpu", "cpu"])
+def test_fused_softmax_defaults_at_awkward_sizes(device: str) -> None:
+    """The default configuration of each device class (`PRESETS`; `_gpu_rows` on a GPU)
+    of the fused softmax, run on the test device, equals the reference at every size of
+    `ROWS` x `COLUMNS`."""
+    rng = np.random.default_rng(5)
+    for m in ROWS:
+        for n in COLUMNS:
+            module = fused(parse(softmax(m, n)))
+            (op,) = computes(module)
+            config = default_config(op, PRESETS[device])
+            args = random_arguments(host_function(module), rng)
+            try:
+                check_outputs(module, args, compile_module(module, TEST_DEVICE, config)(*args))
+            except Exception as e:
+                raise AssertionError(f"softmax {m}x{n} config={config.to_attr()}\n{e}") from e
+
+
+def test_gpu_default_shares_each_row_among_few_vector_readers() -> None:
+    """The GPU default of the fused softmax: each row shared by the work-items that read
+    about `ROW_SHARE` of its elements in vectors of 4 (private tiles of one vector dealt
+    in turn: consecutive reads), the rest of 256 work-items on several rows. 8192 x 128:
+    8 readers (3 tree levels a phase, not 5 of 32 scalar readers of 4 elements 16 bytes
+    apart), 32 rows a work-group; 4096 x 4096: 256 readers, one row a work-group."""
+    gpu = PRESETS["gpu"]
+    for (m, n), readers, rows in [((8192, 128), 8, 32), ((4096, 4096), 256, 1)]:
+        (op,) = computes(fused(parse(softmax(m, n))))
+        cfg = default_config(op, gpu)
+        assert not violations(op, cfg, gpu)
+        assert cfg.num_wi == (rows, readers) and cfg.num_wg == (m // rows, 1)
+        assert cfg.lt_size == (rows, n) and cfg.pt_size == (1, 4) and cfg.vector_width == 4
+        assert n // readers == ROW_SHARE
+
+
+def kept_on_chip(lowered) -> tuple[int, int, int]:
+    """Of the fused softmax's one kernel (x its first argument, the statistics the
+    arguments of one axis): the ops reading x, the reads of statistics from global
+    memory, the barriers on global memory."""
+    (kernel,) = [k for k in lowered.walk() if isinstance(k, KernelOp)]
+    x, *others = kernel.body.block.args
+    stats = [a for a in others if a.type.get_num_dims() == 1]
+    reads = lambda v: sum(isinstance(u.operation, memref.LoadOp | vector.LoadOp) for u in v.uses)  # noqa: E731
+    barriers = sum(isinstance(o, BarrierOp) and o.global_memory is not None for o in kernel.walk())
+    return reads(x), sum(reads(s) for s in stats), barriers
+
+
+def test_gpu_default_keeps_rows_and_statistics_on_chip() -> None:
+    """`mdh-keep-rows` on the GPU default of 8192 x 128 and 4096 x 4096: x read by one
+    op (the first phase, kept in private memory), no statistic read from global memory
+    (each phase reads the earlier ones' tree results in local memory), no barrier on
+    global memory."""
+    gpu = PRESETS["gpu"]
+    for m, n in [(8192, 128), (4096, 4096)]:
+        (op,) = computes(fused(parse(softmax(m, n))))
+        config = default_config(op, gpu)
+        module = fused(parse(softmax(m, n)))
+        assert kept_on_chip(lower(module, gpu, config)) == (1, 0, 0)
+
+
+def test_rows_and_statistics_kept_under_random_configs() -> None:
+    """Random legal configurations at `ROWS` x `COLUMNS`, each equal to the reference on
+    the test device; among them some keep the statistics in local memory and some not
+    (one work-item a row, several local tiles of rows a work-group), some keep x in
+    private memory and some read it again (more than `KEPT_ELEMS` a work-item)."""
+    info = DeviceInfo.from_cl(select_device(TEST_DEVICE))
+    rng = np.random.default_rng(6)
+    seen = set()
+    done = 0
+    for draw in range(200):
+        m, n = int(rng.choice(ROWS)), int(rng.choice(COLUMNS))
+        module = fused(parse(softmax(m, n)))
+        (op,) = computes(module)
+        try:
+            config = sample_config(op, info, RandomTrial(rng))
+        except Infeasible:
+            continue
+        config = config.with_(num_wg=(config.num_wg[0], 1))
+        if vector_problem(TilePlan(op, config)) is not None:
+            config = config.with_(vector_width=1)
+        program = compile_module(module, TEST_DEVICE, config)
+        x_reads, stat_reads, _ = kept_on_chip(program.lowered)
+        seen |= {("stats local", stat_reads == 0), ("x kept", x_reads == 1)}
+        args = random_arguments(host_function(module), rng)
+        try:
+            check_outputs(module, args, program(*args))
+        except Exception as e:
+            raise AssertionError(f"softmax {m}x{n} config={config.to_attr()}\n{e}") from e
+        done += 1
+        if done == 24 and len(seen) == 4:
+            break
+    assert seen == {(k, v) for k in ("stats local", "x kept") for v in (True, False)}, seen

@@ -12,6 +12,7 @@
 // CHECK-NEXT:   mdh-place-combine       spell out the re-composition
 // CHECK-NEXT:   mdh-mma                 compute private tiles of a sum of products on tensor-core fragments.
 // CHECK-NEXT:   mdh-vectorize           apply `vector_width` and `unroll`
+// CHECK-NEXT:   mdh-keep-rows           a kernel group's row statistics and rows kept on chip across its phases.
 // CHECK-NEXT:   lowlevel-prefetch       apply `prefetch`, loading the next local tile during this one.
 // CHECK-NEXT:   lowlevel-expand         rewrite the structured `lowlevel` ops into scf/arith/memref.
 // CHECK-NEXT:   lowlevel-expand-mma     each `lowlevel.mma` as multiply-adds, for devices without tensor cores.

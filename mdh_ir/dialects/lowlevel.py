@@ -105,6 +105,11 @@ read after a barrier in the same kernel. They are declared without `restrict`: w
 a compiler may take the barrier (a call that is not given them) to leave them unchanged
 and read them before it."""
 
+KEPT_ATTR = "kept"
+"""`memref.alloca` attribute (`mdh-keep-rows`): the array holds, across the phases of a
+kernel group, values of the kernel argument at this position (a row statistic it writes,
+or a buffer it reads); `lowlevel-merge-kernels` makes the arrays of one host buffer one."""
+
 UNROLL_ATTR = "unroll"
 """Attribute of an `scf.for` (or a `tile_for` that becomes one): `#pragma unroll N`, 0 for
 full unrolling."""

@@ -234,6 +234,11 @@ class ComputeOp(IRDLOperation):
         return result
 
     @property
+    def stat_dims(self) -> list[int]:
+        """The dimensions a row statistic reduces (rule `rows`), in order."""
+        return sorted({d for s in self.row_stats for d, c in enumerate(s.combines) if c.kind == "pw"})
+
+    @property
     def epilogue_func(self) -> str | None:
         """The epilogue's function, or None without an epilogue."""
         if self.epilogue is None:

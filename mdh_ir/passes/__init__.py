@@ -19,6 +19,7 @@ ALL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "mdh-place-combine": _lazy("place_combine", "MDHPlaceCombine"),
     "mdh-mma": _lazy("mma", "MDHMma"),
     "mdh-vectorize": _lazy("vectorize", "MDHVectorize"),
+    "mdh-keep-rows": _lazy("keep_rows", "MDHKeepRows"),
     "lowlevel-prefetch": _lazy("prefetch", "LowLevelPrefetch"),
     "lowlevel-expand": _lazy("expand", "LowLevelExpand"),
     "lowlevel-expand-mma": _lazy("expand_mma", "LowLevelExpandMma"),

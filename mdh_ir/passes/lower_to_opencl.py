@@ -2,7 +2,7 @@
 
     mdh-bufferize, mdh-default-config{device=D}, mdh-check-config{device=D},
     mdh-split-stats, mdh-tile, mdh-assign-asm, mdh-promote-memory, mdh-place-combine,
-    mdh-mma, mdh-vectorize{flush=(D is cpu)}, lowlevel-prefetch, lowlevel-expand,
+    mdh-mma, mdh-vectorize{flush=(D is cpu)}, mdh-keep-rows, lowlevel-prefetch, lowlevel-expand,
     lowlevel-expand-mma (a device without tensor cores: `lowlevel.mma` as FMAs),
     lowlevel-merge-kernels, xDSL's dce and cse, lowlevel-align-vectors.
 
@@ -26,6 +26,7 @@ from mdh_ir.passes.default_config import MDHDefaultConfig
 from mdh_ir.passes.expand import LowLevelExpand
 from mdh_ir.passes.expand_mma import LowLevelExpandMma
 from mdh_ir.passes.place_combine import MDHPlaceCombine
+from mdh_ir.passes.keep_rows import MDHKeepRows
 from mdh_ir.passes.merge_kernels import LowLevelMergeKernels
 from mdh_ir.passes.mma import MDHMma
 from mdh_ir.passes.prefetch import LowLevelPrefetch
@@ -54,6 +55,7 @@ def lowering(device: str = "cpu", tensor_cores: bool = False) -> list[ModulePass
         MDHPlaceCombine(),
         MDHMma(),
         MDHVectorize(flush=device == "cpu"),
+        MDHKeepRows(),
         LowLevelPrefetch(),
         LowLevelExpand(),
         *([] if tensor_cores else [LowLevelExpandMma()]),

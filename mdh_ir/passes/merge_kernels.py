@@ -5,19 +5,23 @@ own, each to a kernel carrying `kernel_group`; their launches follow each other 
 host function with the same NDRange, and every work-group holds whole rows (rule
 `rows`), so a phase reads only statistics that its own work-group wrote. The group's
 kernels become the first one, their bodies in launch order with a work-group barrier
-on global memory between them (a statistic written by one work-item is read by the
-others), their arguments one per distinct host buffer (a row read by every phase is
+between them, their arguments one per distinct host buffer (a row read by every phase is
 one argument), launched where the last was (every buffer exists there: between the
 launches the host only allocates the later phases' outputs); the other launches and
-kernels are removed. The arguments a phase writes and a later one reads are the
-kernel's `shared` ones (`lowlevel.SHARED_ATTR`: declared without `restrict`, so that
-their reads stay after the barrier; with `restrict`, NVIDIA's compiler read a row's
-statistic before the barrier, its buffer's fill, and a fused softmax of 4096 x 4096
-gave NaN everywhere):
+kernels are removed. The arrays marked as holding one host buffer's values across the
+phases (`lowlevel.KEPT_ATTR`, `mdh-keep-rows`) become one, the first phase's.
+
+The barrier before a phase is on global memory where the phase uses a buffer an earlier
+one wrote or writes one an earlier one used (a statistic written by one work-item and read
+by the others), else on local memory only (what crosses the phases lies in the
+work-group's arrays). The buffers that cross are the kernel's `shared` arguments
+(`lowlevel.SHARED_ATTR`: declared without `restrict`, so that their reads stay after the
+barrier; with `restrict`, NVIDIA's compiler read a row's statistic before the barrier,
+its buffer's fill, and a fused softmax of 4096 x 4096 gave NaN everywhere):
 
     lowlevel.kernel @softmax_0(%x, %m, %s, %y) {
       ...                       max of each row of the work-group into %m
-      lowlevel.barrier global
+      lowlevel.barrier global   (local where mdh-keep-rows kept %m in local memory)
       ...                       sum of exp(x - m) into %s
       lowlevel.barrier global
       ...                       y = exp(x - m) / s
@@ -32,13 +36,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
+from xdsl.dialects import memref
 from xdsl.dialects.builtin import FunctionType, ModuleOp, StringAttr
 from xdsl.ir import Block, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 from xdsl.traits import SymbolTable
 
-from mdh_ir.dialects.lowlevel import SHARED_ATTR, BarrierOp, KernelOp, LaunchOp, i64_array
+from mdh_ir.dialects.lowlevel import KEPT_ATTR, SHARED_ATTR, BarrierOp, KernelOp, LaunchOp, i64_array
 from mdh_ir.errors import MDHError
 from mdh_ir.passes.carried import COMPUTE_ATTR
 
@@ -47,6 +52,37 @@ def group_of(kernel: KernelOp) -> str | None:
     props = kernel.attributes.get(COMPUTE_ATTR)
     group = props.data.get("kernel_group") if props is not None else None  # type: ignore[attr-defined]
     return group.data if isinstance(group, StringAttr) else None
+
+
+def kernel_groups(module: ModuleOp) -> list[list[LaunchOp]]:
+    """The launches of each kernel group of two or more kernels, in launch order."""
+    groups: dict[tuple, list[LaunchOp]] = {}
+    for launch in [o for o in module.walk() if isinstance(o, LaunchOp)]:
+        kernel = SymbolTable.lookup_symbol(module, launch.kernel)
+        group = group_of(kernel) if isinstance(kernel, KernelOp) else None
+        if group is not None:
+            groups.setdefault((launch.parent_block(), group), []).append(launch)
+    return [launches for launches in groups.values() if len(launches) > 1]
+
+
+def used(kernel: KernelOp, launch: LaunchOp) -> set[SSAValue]:
+    """The host buffers whose arguments the kernel reads or writes."""
+    return {v for arg, v in zip(kernel.body.block.args, launch.args) if arg.uses}
+
+
+def join_kept(kernels: list[KernelOp], launches: list[LaunchOp]) -> None:
+    """Make the arrays marked as holding one host buffer's values (`KEPT_ATTR`,
+    `mdh-keep-rows`) the first phase's."""
+    first: dict[tuple, SSAValue] = {}
+    for kernel, launch in zip(kernels, launches):
+        for alloca in [o for o in kernel.walk() if isinstance(o, memref.AllocaOp) and KEPT_ATTR in o.attributes]:
+            position = alloca.attributes.pop(KEPT_ATTR)
+            key = (launch.args[position.value.data], alloca.memref.type)  # type: ignore[attr-defined]
+            if key in first:
+                alloca.memref.replace_all_uses_with(first[key])
+                Rewriter.erase_op(alloca)
+            else:
+                first[key] = alloca.memref
 
 
 def merge(module: ModuleOp, launches: list[LaunchOp]) -> None:
@@ -58,20 +94,21 @@ def merge(module: ModuleOp, launches: list[LaunchOp]) -> None:
     host_args: list[SSAValue] = []
     for launch in launches:
         host_args += [a for a in launch.args if a not in host_args]
-    written = []
+    join_kept(kernels, launches)  # type: ignore[arg-type]
+    written, uses = [], []
     for kernel, launch in zip(kernels, launches):
         stored = kernel.written()  # type: ignore[union-attr]
         written.append({v for arg, v in zip(kernel.body.block.args, launch.args) if arg in stored})  # type: ignore[union-attr]
-    shared = sorted({
-        host_args.index(v)
-        for n, phase in enumerate(written)
-        for v in phase
-        if any(v in later.args for later in launches[n + 1 :])
-    })
+        uses.append(used(kernel, launch))  # type: ignore[arg-type]
+    crossing = [  # what phase n and an earlier one share through global memory
+        {v for v in uses[n] if any(v in w for w in written[:n])} | {v for v in written[n] if any(v in u for u in uses[:n])}
+        for n in range(len(launches))
+    ]
+    shared = sorted({host_args.index(v) for phase in crossing for v in phase})
     block = Block(arg_types=[a.type for a in host_args])
     for n, (launch, kernel) in enumerate(zip(launches, kernels)):
         if n:
-            block.add_op(BarrierOp(global_memory=True))
+            block.add_op(BarrierOp(global_memory=bool(crossing[n])))
         body = kernel.body.block  # type: ignore[union-attr]
         for arg, value in zip(body.args, launch.args):
             arg.replace_all_uses_with(block.args[host_args.index(value)])
@@ -98,12 +135,5 @@ class LowLevelMergeKernels(ModulePass):
     name = "lowlevel-merge-kernels"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        groups: dict[tuple, list[LaunchOp]] = {}
-        for launch in [o for o in op.walk() if isinstance(o, LaunchOp)]:
-            kernel = SymbolTable.lookup_symbol(op, launch.kernel)
-            group = group_of(kernel) if isinstance(kernel, KernelOp) else None
-            if group is not None:
-                groups.setdefault((launch.parent_block(), group), []).append(launch)
-        for launches in groups.values():
-            if len(launches) > 1:
-                merge(op, launches)
+        for launches in kernel_groups(op):
+            merge(op, launches)

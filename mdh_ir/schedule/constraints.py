@@ -22,7 +22,7 @@ bound a resource name the limit and the device model it comes from in their mess
 | wi-combine | work-items can combine partial results (needs combine_layer "end"/"lt" and res_mem "prv"/"lcl" when a pw dimension has num_wi > 1) |
 | wg-combine | wg_combine "last" only on a device whose global-memory fences order across work-groups (`DeviceInfo.fences_across_groups`) |
 | pw-functions | every pw dimension uses the same combine function |
-| vector-width | with vector_width N > 1: the innermost loop (last of loop_order[1]) is over a dimension whose pt_size is a multiple of N (its size and lt_size need not be: a vector that ends beyond its local tile runs as scalar code; a pw dimension needs private accumulators, res_mem "prv", and a combine function with a known identity: each lane accumulates separately); every read moving along it is contiguous in the memory it reads (last axis, coefficient 1, no boundary mode outside caches); outputs written per point are contiguous along it; element types are 32-bit (f16 and bf16 inputs, read as f32, too); the scalar function takes no index arguments |
+| vector-width | with vector_width N > 1: the innermost loop (last of loop_order[1]) is over a dimension whose pt_size is a multiple of N (its size and lt_size need not be: a vector that ends beyond its local tile runs as scalar code; a pw dimension needs private accumulators, res_mem "prv", and a combine function with a known identity: each lane accumulates separately; so does each row statistic reducing it); every read moving along it, a row statistic's too, is contiguous in the memory it reads (last axis, coefficient 1, no boundary mode outside caches); outputs written per point are contiguous along it; element types are 32-bit (f16 and bf16 inputs, read as f32, too); the scalar function takes no index arguments |
 | epilogue | an op with an epilogue and pw dimensions accumulates privately (res_mem "prv"): "glb" combines into the output until its last point, with no place to apply the epilogue once |
 | tensor-cores | mma other than "none" only on a device with tensor cores (`DeviceInfo.tensor_cores`: NVIDIA's compute capability 8.0 and later; never PoCL) |
 | mma-inputs | mma "tf32" only for an op whose precision is "tf32" (f32 inputs are never rounded unasked), "f16" / "bf16" only for an op whose inputs are all f16 / bf16 |
@@ -116,6 +116,13 @@ def read_layout(cfg: Config, b: int, rank: int) -> tuple[int, ...]:
     return tuple(range(rank))
 
 
+def _contiguous(forms, last: int, d: int) -> bool:
+    """Whether a read of linear `forms` moves along dim `d` in axis `last` alone, by one
+    element a step (or not at all)."""
+    moving = [a for a, f in enumerate(forms) if f.coeffs[d]]
+    return not moving or (moving == [last] and forms[last].coeffs[d] == 1)
+
+
 def vector_problem(plan: TilePlan) -> str | None:
     """Why `vector_width` cannot apply (rule `vector-width`), or None."""
     op, cfg, lanes = plan.op, plan.cfg, plan.cfg.vector_width
@@ -131,15 +138,24 @@ def vector_problem(plan: TilePlan) -> str | None:
     extra = [v.type.element_type for v in op.epilogue_inputs]  # type: ignore[attr-defined]
     if any(element_bytes(t) != 4 for t in [*op.input_read_types, *op.output_element_types, *extra]):
         return "vectors are generated for 32-bit element types only (f16 and bf16 inputs are read as f32)"
+    for s in op.row_stats:
+        if s.combines[d].kind == "pw" and meaning(op, s.combines[d]) is None:
+            return f"statistic @{s.func} reduces dim {d} with a combine function of no known identity"
+        for b, (maps, mode) in enumerate(zip(s.maps, s.boundaries)):
+            for forms in map(linear_results, maps):
+                if not any(f.coeffs[d] for f in forms):  # type: ignore[union-attr]
+                    continue
+                if not _contiguous(forms, len(forms) - 1, d):
+                    return f"input {b} of statistic @{s.func} is not read contiguously along dim {d}"
+                if mode != "none":
+                    return f"input {b} of statistic @{s.func} has boundary mode '{mode}' (read from global memory)"
     for b, (maps, mode) in enumerate(zip(op.input_maps, op.boundaries)):
         cached = cfg.inp_mem[1][b] == "prv" or cfg.inp_mem[0][b] == "lcl"
         for amap in maps:
             forms = linear_results(amap)
-            moving = [a for a, f in enumerate(forms) if f.coeffs[d]]  # type: ignore[union-attr]
-            if not moving:
+            if not any(f.coeffs[d] for f in forms):  # type: ignore[union-attr]
                 continue
-            last = read_layout(cfg, b, len(forms))[-1]  # type: ignore[arg-type]
-            if moving != [last] or forms[last].coeffs[d] != 1:  # type: ignore[index]
+            if not _contiguous(forms, read_layout(cfg, b, len(forms))[-1], d):  # type: ignore[arg-type]
                 return f"input {b} is not read contiguously along dim {d}"
             if mode != "none" and not cached:
                 return f"input {b} has boundary mode '{mode}' and is read from global memory"
@@ -246,7 +262,7 @@ def violations(op: ComputeOp, cfg: Config, device: DeviceInfo | None = None) -> 
         for o, (n, limit) in enumerate(zip(local, device.max_wi_sizes)):
             message = f"OpenCL dim {o}: {n} work-items > device limit {limit} ({device.model})"
             rule("wg-size", n <= limit, message)
-    rows = sorted({d for s in op.row_stats for d, c in enumerate(s.combines) if c.kind == "pw"})
+    rows = op.stat_dims
     rule("rows", all(cfg.num_wg[d] == 1 for d in rows), f"dims {rows}: a statistic reduces them, num_wg must be 1")
     for o, (g, n) in enumerate(zip(groups, local)):
         rule("index-range", g * n < INDEX_LIMIT, f"OpenCL dim {o}: global size {g * n} >= 2^31")

@@ -58,6 +58,9 @@
   reduction completes inside it is flushed after each tile (`_tile_accumulator`).
 - GPU with tensor cores, an op read as TF32 (`precision = "tf32"`) that is a sum of
   products: its private tiles on warp fragments (`mma = "tf32"`, `_gpu_mma_tiles`).
+- An op with row statistics (the fused softmax) on a GPU: each row shared by the fewest
+  work-items that read about `ROW_SHARE` of its elements in vectors, several rows a
+  work-group (`_gpu_rows`).
 - Otherwise no caching (inp_mem "glb"), private accumulators, identity layouts;
   OpenCL dimension 0 gets the innermost parallel dimension.
 """
@@ -99,9 +102,13 @@ def _spread(total: int, dims: list[int], sizes: tuple[int, ...]) -> dict[int, in
 def default_config(op: ComputeOp, device: DeviceInfo) -> Config:
     """The default (on a CPU, the widest vectors of the legal candidates: with a small
     private budget, a register tile along one dimension may not fit where another's
-    does); an op with row statistics keeps its rows in one work-group each
-    (rule `rows`) and steps along them with scalar code (vectors along a reduced
-    dimension need a known identity in each statistic's combine)."""
+    does); an op with row statistics keeps its rows in one work-group each (rule
+    `rows`): on a GPU in the shape of `_gpu_rows`, on a CPU the candidate's with its
+    vectors where the rule `vector-width` still allows them."""
+    if op.stat_dims and device.kind == "gpu":
+        rows = _gpu_rows(op, device)
+        if not violations(op, rows, device):
+            return rows
     if device.kind == "gpu":
         cfg = _gpu_config(op, device)
         fragments = _gpu_mma_tiles(op, device, cfg)
@@ -112,10 +119,58 @@ def default_config(op: ComputeOp, device: DeviceInfo) -> Config:
         candidates = [_tile_accumulator(op, device, _cpu_config(op, device, d)) for d in [*reversed(kept), *pw[-1:]]]
         legal = [c for c in candidates if not violations(op, c, device)] or candidates
         cfg = max(legal, key=lambda cfg: cfg.vector_width)
-    rows = {d for s in op.row_stats for d, c in enumerate(s.combines) if c.kind == "pw"}
-    if not rows:
+    if not op.stat_dims:
         return cfg
-    return cfg.with_(num_wg=tuple(1 if d in rows else g for d, g in enumerate(cfg.num_wg)), vector_width=1)
+    cfg = cfg.with_(num_wg=tuple(1 if d in op.stat_dims else g for d, g in enumerate(cfg.num_wg)))
+    return cfg if vector_problem(TilePlan(op, cfg)) is None else cfg.with_(vector_width=1)
+
+
+ROW_SHARE = 16
+"""Elements of a row that each work-item of the GPU default of an op with row
+statistics reads in each phase (`_gpu_rows`)."""
+
+
+def _gpu_rows(op: ComputeOp, device: DeviceInfo, lanes: int = 4) -> Config:
+    """An op with row statistics (the fused softmax) on a GPU: every phase reduces its
+    rows in local memory before the next reads the result (`mdh-split-stats`), a tree
+    of one barrier a level over the work-items sharing a row, and a work-group's
+    work-items all wait at each phase's end. So a row is shared by the fewest work-items that read it in
+    vectors of `lanes` (the row's innermost reduced dimension one local tile, its
+    private tiles of one vector dealt to the work-items in turn: each read of a warp is
+    consecutive), about `ROW_SHARE` elements each (at most 256 work-items: 4096 columns
+    as before, 128 columns 8 instead of 32, 3 tree levels instead of 5); the rest of 256
+    work-items take several rows (kept points, innermost first), fewer where the rows
+    would not give every compute unit a work-group. Scalar reads of one element each
+    where vectors are not allowed (rule `vector-width`)."""
+    sizes, rank, reduced = op.sizes, op.rank, op.stat_dims
+    d = reduced[-1]
+    kept = [k for k in range(rank) if k not in reduced]
+    width = min(256, device.max_wg_size)
+    share = min(width, _floor_pow2(max(1, sizes[d] // ROW_SHARE)))
+    rows = min(width // share, _floor_pow2(max(1, prod(sizes[k] for k in kept) // device.compute_units)))
+    num_wi, pt, lt = [1] * rank, list(sizes), list(sizes)
+    num_wi[d], pt[d] = share, min(lanes, sizes[d])
+    for k, n in _spread(rows, kept, sizes).items():
+        num_wi[k], pt[k], lt[k] = n, 1, n
+    num_wg = [1 if k in reduced else ceildiv(sizes[k], lt[k]) for k in range(rank)]
+    inputs = len(op.inputs)
+    cfg = Config(
+        num_wg=tuple(num_wg),
+        num_wi=tuple(num_wi),
+        lt_size=tuple(lt),
+        pt_size=tuple(pt),
+        inp_mem=(("glb",) * inputs, ("glb",) * inputs),
+        res_mem=("prv",) * len(op.outputs),
+        ocl_dim=(_ocl_dims(num_wg), _ocl_dims(num_wi)),
+        buf_layout=tuple(tuple(tuple(range(len(v.type.get_shape()))) for v in op.inputs) for _ in range(2)),  # type: ignore
+        loop_order=(tuple(range(rank)), tuple(range(rank))),
+    )
+    vectors = _widest_vectors(op, cfg, (lanes,), whole=True)
+    return vectors if vectors.vector_width > 1 else cfg.with_(pt_size=tuple(1 if k == d else p for k, p in enumerate(pt)))
+
+
+def _floor_pow2(n: int) -> int:
+    return 1 << (n.bit_length() - 1)
 
 
 def _tile_accumulator(op: ComputeOp, device: DeviceInfo, cfg: Config) -> Config:
