@@ -10,9 +10,10 @@ then one with `--build-workers` processes building ahead (`mdh_ir.tuning.pool`; 
 the device's default, on a GPU min(8, cores - 1)), each from empty compiler caches of
 its own (PoCL's and NVIDIA's, in a fresh folder: neither finds the other's builds).
 Then, per tuning, the evaluations per minute and, per phase of its evaluations
-(`mdh_ir.tuning.evaluate.PHASES`, and the pool's `pool.POOL_PHASES`, which overlap the
-rest) and of the tuner (`wait`, `search`, `confirm`), the seconds, their share of the
-tuning's time and the milliseconds per evaluation. Written to `--out` (default `$OUT`)
+(`mdh_ir.tuning.evaluate.PHASES`) and of the tuner (`wait`, `search`, `confirm`), and
+of those that overlap the rest (`tuner.OVERLAPPING`: the pool's `pool.POOL_PHASES`, the
+search's draws made while the evaluation worker ran, `search_meanwhile`), the seconds,
+their share of the tuning's time and the milliseconds per evaluation. Written to `--out` (default `$OUT`)
 as `phases_<device>.json` (with every evaluation's phases) and `phases_<device>.md`,
 which is also printed.
 """
@@ -33,11 +34,10 @@ from mdh_bench.log import log
 from mdh_ir.database.store import Database
 from mdh_ir.runtime import device_info
 from mdh_ir.tuning.evaluate import PHASES
-from mdh_ir.tuning.pool import POOL_PHASES
-from mdh_ir.tuning.tuner import Budget, Tuner, default_build_workers
+from mdh_ir.tuning.tuner import OVERLAPPING, Budget, Tuner, default_build_workers
 
 CASES = "matmul:3000x3000x3000,mcc:r50-conv3-3x3-n32,tensor_contraction:ccsdt"
-ORDER = [*PHASES, "wait", "search", "confirm", *POOL_PHASES]
+ORDER = [*PHASES, "wait", "search", "confirm", *OVERLAPPING]
 
 
 @contextmanager

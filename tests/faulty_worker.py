@@ -18,22 +18,30 @@ real_compile = mdh_ir.driver.compile_module
 
 
 class WrongProgram:
+    """A runtime program whose outputs are off by one."""
+
     def __init__(self, program):
         self.program = program
 
-    def upload(self, inputs):
-        return self.program.upload(inputs)
+    def __getattr__(self, name):
+        return getattr(self.program, name)
 
-    def run(self, inputs, repeats=1, flush_bytes=0, stopwatch=None):
+    def run(self, inputs, repeats=1, flush_bytes=0, stopwatch=None, download=True):
+        import pyopencl as cl
+
         outputs, times = self.program.run(inputs, repeats, flush_bytes, stopwatch)
-        return [o + 1 for o in outputs], times
+        wrong = [o + 1 for o in outputs]
+        if download:
+            return wrong, times
+        flags = cl.mem_flags.READ_WRITE | cl.mem_flags.COPY_HOST_PTR
+        return [cl.Buffer(self.program.ctx, flags, hostbuf=o) for o in wrong], times
 
 
 class HangingProgram:
     def upload(self, inputs):
         return inputs
 
-    def run(self, inputs, repeats=1, flush_bytes=0, stopwatch=None):
+    def run(self, inputs, repeats=1, flush_bytes=0, stopwatch=None, download=True):
         time.sleep(3600)
 
 
@@ -45,10 +53,10 @@ def faulty_compile(module, device=None, config=None, stopwatch=None):
         os._exit(3)
     if fault == 7:
         time.sleep(3600)
-    program = real_compile(module, device, config, stopwatch=stopwatch)
-    if fault == 5:
-        return HangingProgram()
-    return WrongProgram(program) if fault == 2 else program
+    compiled = real_compile(module, device, config, stopwatch=stopwatch)
+    if fault in (2, 5):
+        compiled.program = WrongProgram(compiled.program) if fault == 2 else HangingProgram()
+    return compiled
 
 
 mdh_ir.driver.compile_module = faulty_compile

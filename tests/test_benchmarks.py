@@ -362,7 +362,7 @@ def test_phases_breakdown_of_a_tuning(tmp_path: Path, monkeypatch: pytest.Monkey
     to the tuning's time, every evaluation's are kept, and the evaluations per minute
     of both tunings are compared."""
     from mdh_bench import phases
-    from mdh_ir.tuning.pool import POOL_PHASES
+    from mdh_ir.tuning.tuner import OVERLAPPING
 
     monkeypatch.setenv("OUT", str(tmp_path))
     phases.main(["--device", "cpu", "--cases", "matvec:64x32,dot:2^10", "--budget", "3evals"])
@@ -372,7 +372,7 @@ def test_phases_breakdown_of_a_tuning(tmp_path: Path, monkeypatch: pytest.Monkey
     ]  # fmt: skip
     for r in results:
         assert r["evaluations"] == len(r["each"]) == 3
-        own = {k: v for k, v in r["phases"].items() if k not in POOL_PHASES}
+        own = {k: v for k, v in r["phases"].items() if k not in OVERLAPPING}
         assert sum(own.values()) == pytest.approx(r["elapsed"])
         built = {"pool_build", "load"} if r["build_workers"] else {"build"}
         assert built | {"check", "flush", "timed"} <= set(r["phases"])

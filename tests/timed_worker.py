@@ -18,26 +18,30 @@ from mdh_ir.tuning import evaluate
 real_compile = mdh_ir.driver.compile_module
 
 
-def fake_seconds(program) -> float:
-    if program.config == default_config(program.op, program.info):
+def fake_seconds(compiled) -> float:
+    if compiled.config == default_config(compiled.op, compiled.info):
         return 1e-3
-    return 1e-4 * (1 + zlib.crc32(str(program.config.to_attr()).encode()) % 9)
+    return 1e-4 * (1 + zlib.crc32(str(compiled.config.to_attr()).encode()) % 9)
 
 
 class TimedProgram:
-    def __init__(self, program):
-        self.program = program
+    """A runtime program whose every run takes `seconds`."""
 
-    def upload(self, inputs):
-        return self.program.upload(inputs)
+    def __init__(self, program, seconds: float):
+        self.program, self.seconds = program, seconds
 
-    def run(self, inputs, repeats=1, flush_bytes=0, stopwatch=None):
-        outputs, _ = self.program.run(inputs)
-        return outputs, [fake_seconds(self.program)] * repeats
+    def __getattr__(self, name):
+        return getattr(self.program, name)
+
+    def run(self, inputs, repeats=1, flush_bytes=0, stopwatch=None, download=True):
+        outputs, _ = self.program.run(inputs, download=download)
+        return outputs, [self.seconds] * repeats
 
 
 def timed_compile(module, device=None, config=None, stopwatch=None):
-    return TimedProgram(real_compile(module, device, config, stopwatch=stopwatch))
+    compiled = real_compile(module, device, config, stopwatch=stopwatch)
+    compiled.program = TimedProgram(compiled.program, fake_seconds(compiled))
+    return compiled
 
 
 mdh_ir.driver.compile_module = timed_compile

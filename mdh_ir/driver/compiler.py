@@ -174,10 +174,15 @@ class Compiled:
         return self.program.upload(inputs)
 
     def run(
-        self, inputs: list, repeats: int = 1, flush_bytes: int = 0, stopwatch: Stopwatch | None = None
-    ) -> tuple[list[np.ndarray], list[float]]:
-        """`Program.run` of the runtime: outputs and, per repeat, seconds."""
-        return self.program.run(inputs, repeats, flush_bytes, stopwatch)
+        self,
+        inputs: list,
+        repeats: int = 1,
+        flush_bytes: int = 0,
+        stopwatch: Stopwatch | None = None,
+        download: bool = True,
+    ) -> tuple[list, list[float]]:
+        """`Program.run` of the runtime: outputs (or their buffers) and, per repeat, seconds."""
+        return self.program.run(inputs, repeats, flush_bytes, stopwatch, download)
 
 
 def compile_module(

@@ -93,15 +93,21 @@ class Program:
         return buffers
 
     def run(
-        self, inputs: list, repeats: int = 1, flush_bytes: int = 0, stopwatch: Stopwatch | None = None
-    ) -> tuple[list[np.ndarray], list[float]]:
+        self,
+        inputs: list,
+        repeats: int = 1,
+        flush_bytes: int = 0,
+        stopwatch: Stopwatch | None = None,
+        download: bool = True,
+    ) -> tuple[list, list[float]]:
         """Outputs and, per repeat, the program's time in seconds: from the start of
         its first kernel to the end of its last (the gaps between them included), the
         commands queued behind the gate (module docstring). `inputs`: arrays, or the
         buffers of `upload`. With `flush_bytes`, a scratch buffer of that size is read
         before each repeat, so that the inputs are not cache-resident (as between the
         calls of a real program); `stopwatch` counts the flushes' time (profiling) as
-        its phase `flush`."""
+        its phase `flush`. Without `download` the outputs are the device buffers that
+        hold them (`download` copies them to arrays), valid until the next run."""
         import pyopencl as cl
 
         block = self.host.body.block
@@ -127,14 +133,29 @@ class Program:
             times.append(span(launches))
         if stopwatch is not None and flushes:
             stopwatch.add("flush", sum(span([e]) for e in flushes))
-        ret = next(op for op in block.ops if isinstance(op, func.ReturnOp))
+        outputs = [buffers[v] for v in self.output_values]
+        return (self.download(outputs) if download else outputs), times
+
+    @cached_property
+    def output_values(self) -> list[SSAValue]:
+        """The host function's outputs: its results, then the arguments it writes."""
+        ret = next(op for op in self.host.body.block.ops if isinstance(op, func.ReturnOp))
+        return [*ret.arguments, *self.written]
+
+    def output_specs(self) -> list[tuple[tuple[int, ...], np.dtype]]:
+        """The shape and element type of each output."""
+        return [(tuple(v.type.get_shape()), numpy_dtype(v.type.element_type)) for v in self.output_values]  # type: ignore
+
+    def download(self, buffers: list) -> list[np.ndarray]:
+        """The outputs held by `buffers` (those of `run` without `download`), as arrays."""
+        import pyopencl as cl
+
         outputs = []
-        for v in [*ret.arguments, *self.written]:
-            t = v.type
-            out = np.empty(t.get_shape(), dtype=numpy_dtype(t.element_type))  # type: ignore
-            cl.enqueue_copy(self.queue, out, buffers[v])
+        for buffer, (shape, dtype) in zip(buffers, self.output_specs()):
+            out = np.empty(shape, dtype=dtype)
+            cl.enqueue_copy(self.queue, out, buffer)
             outputs.append(out)
-        return outputs, times
+        return outputs
 
     @cached_property
     def workspace(self) -> dict[SSAValue, object]:

@@ -138,6 +138,12 @@ class Expected:
             self.flat.append(flat)
             self.norms.append(float(np.linalg.norm(flat)) if want.dtype.kind == "f" and self.l2 else 0.0)
 
+    def tolerance(self, dtype: np.dtype) -> float:
+        """The largest error (relative L2, or relative element error) a float output of
+        `dtype` may have (module docstring)."""
+        grown = self.ops * float(np.finfo(dtype).eps) + self.reduced
+        return (L2_TOLERANCE if self.l2 else ULP_TOLERANCE) + grown
+
     def compare(self, outputs: Sequence[np.ndarray]) -> Comparison:
         """`outputs` against the reference (module docstring)."""
         worst, problems = 0.0, []
@@ -158,19 +164,22 @@ class Expected:
                 worst = np.inf
                 continue
             got = got[finite] if finite is not None else got.ravel()
-            grown = self.ops * float(np.finfo(got.dtype).eps) + self.reduced
             if self.l2:
                 error = _distance(got, self.flat[j]) / max(self.norms[j], 1e-30)
-                tolerance = L2_TOLERANCE + grown
             else:
                 error = _relative_error(got, self.flat[j])
-                tolerance = ULP_TOLERANCE + grown
+            tolerance = self.tolerance(got.dtype)
             if error > tolerance:
                 problems.append(f"output {j}: error {error:.3g} > {tolerance:.3g}")
             worst = max(worst, error)
         if problems:
             return Comparison(False, worst, "; ".join(problems))
-        return Comparison(True, worst, f"max error {worst:.3g}")
+        return passed(worst)
+
+
+def passed(error: float) -> Comparison:
+    """The comparison of outputs within the tolerance, `error` the largest error."""
+    return Comparison(True, error, f"max error {error:.3g}")
 
 
 def _distance(got: np.ndarray, want: np.ndarray) -> float:

@@ -24,7 +24,9 @@ from another's results, and plots their best-so-far curves; it neither reads nor
 `--build-workers N` builds candidates ahead in N processes while
 one times (`mdh_ir.tuning.pool`; default: on a GPU one per core but one, at most 8, on a
 CPU 0); the time block then shows the pool's phases apart (`pool_*`, overlapping the
-rest) and the device's waiting for it (`wait`). `--timeout`, `--repeats` and the budget
+rest) and the device's waiting for it (`wait`); on a GPU, the search's draws made while
+the evaluation worker ran are shown apart too (`search_meanwhile`; `search` is the part
+of the search's time the evaluations did not cover). `--timeout`, `--repeats` and the budget
 must be positive, the `-o` and `--plot` files writable, a computation of more than 2^32
 points needs `--allow-large` (as in mdh-run), and a database file that is not a tuning
 database (or is damaged, or of a newer schema) is refused, naming the file, before
@@ -66,7 +68,7 @@ from mdh_ir.tools.mdh_run import format_seconds
 from mdh_ir.tuning.distributed import CLAIM_SLACK, Sharing, worker_name
 from mdh_ir.tuning.evaluate import PHASES
 from mdh_ir.tuning.pool import POOL_PHASES
-from mdh_ir.tuning.tuner import TECHNIQUES, Budget, Progress, Tuner, parse_config
+from mdh_ir.tuning.tuner import OVERLAPPING, TECHNIQUES, Budget, Progress, Tuner, parse_config
 
 
 class ProgressBar:
@@ -121,13 +123,17 @@ def phase_lines(p: Progress) -> list[str]:
     """Where the tuning's time went: seconds per phase (`Progress.phases`), their share,
     and per evaluation measured in this run."""
     measured = max(1, p.evaluations - p.replayed)
-    order = [*PHASES, "wait", "search", "confirm", "replayed", *POOL_PHASES]
+    order = [*PHASES, "wait", "search", "search_meanwhile", "confirm", "replayed", *POOL_PHASES]
     named = sorted(p.phases.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order))
     lines = [f"time: {p.elapsed:.1f} s ({measured} evaluations measured)"]
     for name, seconds in named:
         share = seconds / p.elapsed if p.elapsed else 0.0
-        each = f"  {seconds / measured * 1e3:8.1f} ms each" if name in PHASES or name in POOL_PHASES else ""
-        aside = "  (in the build pool, beside the rest)" if name in POOL_PHASES else ""
+        each = f"  {seconds / measured * 1e3:8.1f} ms each" if name in PHASES or name in OVERLAPPING else ""
+        aside = ""
+        if name in POOL_PHASES:
+            aside = "  (in the build pool, beside the rest)"
+        elif name in OVERLAPPING:
+            aside = "  (while the evaluations ran, beside the rest)"
         lines.append(f"  {name:<10} {seconds:8.2f} s {share:6.1%}{each}{aside}")
     return lines
 

@@ -1,8 +1,11 @@
 """Evaluate candidate configurations in a worker process.
 
 For each configuration the worker lowers and builds the program, uploads the inputs
-once, runs it once and compares the result with the reference (a wrong result is a
-failure, never a time), then times `repeats` runs and reports the median kernel time.
+once, runs it once and compares the result with the reference where it lies, on the
+device (`mdh_ir.tuning.device_check`: only a failure's outputs are downloaded, for the
+host's comparison and its message; a wrong result is a failure, never a time), then
+times `repeats` runs and reports the median kernel time (their outputs stay on the
+device).
 Before each timed run the worker reads `FLUSH_BYTES` of scratch memory, so no
 candidate is timed on inputs that the previous run left in the caches (on an H100,
 inputs up to its 50 MB L2 would stay resident and flatter candidates that a real
@@ -86,11 +89,12 @@ def _serve(conn: Connection) -> None:
     from mdh_ir.tools.diagnostics import load_module
 
     from mdh_ir.semantics.compare import Expected
+    from mdh_ir.tuning.device_check import DeviceCheck
 
     module_text, device, inputs, reference, repeats, gate = conn.recv()
     ctx = make_context()
     module = load_module(ctx, module_text, "<tuning>")
-    expected = Expected(module, reference)
+    check = DeviceCheck(Expected(module, reference))
     gate = Gate(gate) if gate else None
     conn.send("ready")
     while (request := conn.recv()) is not None:
@@ -105,7 +109,7 @@ def _serve(conn: Connection) -> None:
         watch = Stopwatch()
         cfg = Config(**values)
         program = (lambda: _loaded(ctx, device, built, watch)) if built else (lambda: _compiled(module, device, cfg, watch))
-        result = _evaluated(conn, program, inputs, expected, repeats, best, watch, gate)
+        result = _evaluated(conn, program, inputs, check, repeats, best, watch, gate)
         conn.send((*result, watch.seconds))
 
 
@@ -113,7 +117,7 @@ def _compiled(module, device, cfg: Config, watch: Stopwatch):
     """`cfg`'s program, compiled here (`watch`: lower, print, build)."""
     from mdh_ir.driver import compile_module
 
-    return compile_module(module, device, cfg, stopwatch=watch)
+    return compile_module(module, device, cfg, stopwatch=watch).program
 
 
 def _loaded(ctx, device, built: tuple[str, str, list[bytes]], watch: Stopwatch):
@@ -127,9 +131,9 @@ def _loaded(ctx, device, built: tuple[str, str, list[bytes]], watch: Stopwatch):
         return Program(Parser(ctx, lowered).parse_module(), source, device, binaries)
 
 
-def _evaluated(conn, program_of, inputs, expected, repeats: int, best, watch, gate) -> tuple:
+def _evaluated(conn, program_of, inputs, check, repeats: int, best, watch, gate) -> tuple:
     """(status, seconds, times, message) of the program `program_of()` makes, checked
-    against `expected` (`compare.Expected`); sends "built" once it is built. `watch`
+    by `check` (`device_check.DeviceCheck`); sends "built" once it is built. `watch`
     counts the phases (`PHASES`); the runs hold `gate`, if any (its waiting counted as
     `gate`)."""
     try:
@@ -141,15 +145,15 @@ def _evaluated(conn, program_of, inputs, expected, repeats: int, best, watch, ga
             with watch.phase("upload"):
                 resident = program.upload(inputs)
             with watch.phase("check"):
-                outputs, first = program.run(resident, 1, FLUSH_BYTES, watch)
-                check = expected.compare(outputs)
-            if not check.ok:
-                return "wrong", None, [], check.message
+                outputs, first = program.run(resident, 1, FLUSH_BYTES, watch, download=False)
+                checked = check.compare(program, outputs)
+            if not checked.ok:
+                return "wrong", None, [], checked.message
             if best is not None and first[0] > CUTOFF * best:
-                return OK, first[0], first, f"{check.message}; one run: > {CUTOFF:g}x best"
+                return OK, first[0], first, f"{checked.message}; one run: > {CUTOFF:g}x best"
             with watch.phase("timed"):
-                _, times = program.run(resident, repeats, FLUSH_BYTES, watch)
-        return OK, statistics.median(times), times, check.message
+                _, times = program.run(resident, repeats, FLUSH_BYTES, watch, download=False)
+        return OK, statistics.median(times), times, checked.message
     except Exception as e:  # noqa: BLE001 - recorded, tuning goes on
         status, message = failure(e)
         return status, None, [], message
@@ -177,7 +181,7 @@ def _interleaved(module, device, inputs, repeats: int, configs: list[dict], roun
     times: list[list[float]] = [[] for _ in programs]
     for _ in range(rounds):
         for program, buffers, t in zip(programs, resident, times):
-            t.append(statistics.median(program.run(buffers, repeats, FLUSH_BYTES)[1]))
+            t.append(statistics.median(program.run(buffers, repeats, FLUSH_BYTES, download=False)[1]))
     return [statistics.median(t) for t in times]
 
 

@@ -81,6 +81,9 @@ TECHNIQUES = (*SEARCHES, "model")
 """The search techniques (`search`) and the cost model's (`model`)."""
 STALL_LIMIT = 500
 """Consecutive draws without a new candidate (infeasible or duplicate) that end tuning."""
+OVERLAPPING = (*POOL_PHASES, "search_meanwhile")
+"""The phases that overlap the tuning's time (`Progress.phases`), not part of `elapsed`:
+the build pool's and the search's draws made while the evaluation worker ran."""
 
 
 def default_build_workers(kind: str) -> int:
@@ -135,18 +138,20 @@ class Progress:
     phases: dict[str, float] = field(default_factory=dict)
     """Where `elapsed` went, in seconds: the phases of the evaluations measured in this
     run (`evaluate.PHASES`), `replayed` (the stored costs of those replayed from the
-    database), `search` (the technique's draws, skipped ones included), `wait` (waiting
-    for the pool to finish a candidate's build) and `confirm` (the final check); and,
-    not part of `elapsed` as they overlap it, the seconds spent in the build pool
-    (`pool.POOL_PHASES`)."""
+    database), `search` (the technique's draws, skipped ones included, where the
+    evaluation worker did not run meanwhile), `wait` (waiting for the pool to finish a
+    candidate's build) and `confirm` (the final check); and, not part of `elapsed` as
+    they overlap it (`OVERLAPPING`), the seconds spent in the build pool
+    (`pool.POOL_PHASES`) and the draws made while the evaluation worker ran
+    (`search_meanwhile`; the part of them that outlasted it is `search`)."""
     history: list[tuple[int, float, float | None]] = field(default_factory=list)
     """(evaluations, elapsed seconds, best time so far) after each evaluation, and after
     the final check (`Tuner.confirm`): the last point is the best the run reports."""
 
     def spend(self, phase: str, seconds: float) -> None:
-        """Count `seconds` to `elapsed` and to `phase` (`phases`); those of the pool's
-        phases only to the phase."""
-        self.elapsed += seconds if phase not in POOL_PHASES else 0.0
+        """Count `seconds` to `elapsed` and to `phase` (`phases`); those of the
+        overlapping phases (`OVERLAPPING`) only to the phase."""
+        self.elapsed += seconds if phase not in OVERLAPPING else 0.0
         self.phases[phase] = self.phases.get(phase, 0.0) + seconds
 
     def eta(self, budget: Budget) -> float | None:
@@ -252,7 +257,10 @@ class Tuner:
                     if pool.workers:
                         progress.spend("wait", time.perf_counter() - started)
                     best = progress.best.seconds if progress.best else None
+                    started = time.perf_counter()
                     result = ev.evaluate(cfg, technique, best, built, meanwhile)
+                    if meanwhile is not None:  # what the evaluation did not cover of it
+                        progress.spend("search", max(0.0, time.perf_counter() - started - result.cost))
                     self.db.record(self.key, self.info.key, result)
                     for phase, seconds in result.phases.items():
                         progress.spend(phase, seconds)
@@ -306,15 +314,19 @@ class Tuner:
         until `budget` is spent (`_Draws`); evaluate each as its build finishes
         (`measure`) and tell the technique. On a GPU the next candidates are drawn while
         the evaluation worker runs the current one (`Evaluator.evaluate`'s `meanwhile`):
-        the search's time overlaps the device's (on a CPU device it would disturb the
-        timed runs)."""
+        the search's time overlaps the device's, and counts to the tuning's time only
+        where it outlasts the evaluation (on a CPU device it would disturb the timed
+        runs). Waiting for the pool to finish a build counts as `wait`."""
         draws = _Draws(self, budget, pool, measure, seen, stored, default, progress)
-        meanwhile = draws.refill if self.info.kind != "cpu" else None
+        meanwhile = (lambda: draws.refill(overlapping=True)) if self.info.kind != "cpu" else None
         while True:
             draws.refill()
             if not draws.pending or progress.done(budget):
                 return
+            started = time.perf_counter()
             text = draws.current = pool.ready()
+            if pool.workers:
+                progress.spend("wait", time.perf_counter() - started)
             cfg, trials = draws.pending[text]
             result = measure(cfg, meanwhile=meanwhile)
             del draws.pending[text]
@@ -408,21 +420,23 @@ class _Draws:
         self.current: str | None = None
         self.stalled = 0
 
-    def refill(self) -> None:
+    def refill(self, overlapping: bool = False) -> None:
         """Draw until `pool` has as many candidates in flight as it keeps, the budget is
-        spent or draws stall. While sharing, the technique first learns what the other
-        workers stored since it last looked (`Tuner.learn_others`)."""
+        spent or draws stall; `overlapping`: while the evaluation worker runs (the time
+        counted as `search_meanwhile`). While sharing, the technique first learns what
+        the other workers stored since it last looked (`Tuner.learn_others`)."""
         tuner, progress = self.tuner, self.progress
+        phase = "search_meanwhile" if overlapping else "search"
         if self.full():
             return
         if tuner.sharing is not None:
             started = time.perf_counter()
             tuner.learn_others(self.seen.keys() | self.learned, self.learned)
-            progress.spend("search", time.perf_counter() - started)
+            progress.spend(phase, time.perf_counter() - started)
         while not self.full() and self.stalled < STALL_LIMIT:
             started = time.perf_counter()
             replay = self.draw()
-            progress.spend("search", time.perf_counter() - started)
+            progress.spend(phase, time.perf_counter() - started)
             if replay is not None:
                 cfg, trial = replay
                 result = self.measure(cfg)
