@@ -91,3 +91,27 @@ def test_ragged_configurations_match_the_reference(entry: str, sizes: dict, conf
     assert any(plan.ragged(d) for d in range(op.rank))
     inputs = CATALOG[entry].inputs(np.random.default_rng(1), **sizes)
     run_and_check(module, inputs, cfg)
+
+
+@pytest.mark.parametrize(
+    "entry,sizes",
+    [
+        ("jacobi3d", dict(i=5, j=6, k=258)),  # the first op of jacobi3d_twice:256, narrowed
+        ("jacobi3d", dict(i=3, j=7, k=13)),
+        ("jacobi3d", dict(i=4, j=4, k=6)),
+        ("bias_add", dict(n=2, h=3, w=5, c=67)),
+        ("exp", dict(n=1, h=2, w=3, c=5)),
+    ],
+)
+def test_gpu_vector_default_with_a_partial_last_vector(entry: str, sizes: dict) -> None:
+    """Without reductions, the GPU default reads vectors of 4 along the innermost
+    dimension also where 4 does not divide it (its last vector partial) instead of
+    falling back to scalar work-items (jacobi3d over 258^3: 2 work-groups along k, the
+    second with 2 of 256 work-items busy); the result is the reference's."""
+    module = CATALOG[entry].build(**sizes)
+    op = find_compute(module)
+    cfg = default_config(op, PRESETS["gpu"])
+    assert cfg.vector_width == 4 and cfg.pt_size[-1] == 4
+    assert cfg.num_wg[-1] * cfg.num_wi[-1] * 4 < op.sizes[-1] + 4  # one partial vector at most
+    inputs = CATALOG[entry].inputs(np.random.default_rng(sum(sizes.values())), **sizes)
+    run_and_check(module, inputs, cfg)

@@ -359,12 +359,15 @@ def _gpu_vectors(op: ComputeOp, device: DeviceInfo, lanes: int = 4) -> Config | 
     bytes 45 us)."""
     sizes, rank = op.sizes, op.rank
     inner = rank - 1
-    narrowed = [*sizes[:inner], max(1, sizes[inner] // lanes)]
+    if sizes[inner] < lanes:
+        return None
+    narrowed = [*sizes[:inner], ceildiv(sizes[inner], lanes)]
     num_wi, pt = [1] * rank, [1] * rank
     for d, n in _spread(min(256, device.max_wg_size), list(range(rank)), narrowed).items():
         num_wi[d] = n
     pt[inner] = lanes
-    cfg = _widest_vectors(op, _assemble(op, device, num_wi, pt, tuple(range(rank))), (lanes,), whole=True)
+    whole = sizes[inner] % lanes == 0
+    cfg = _widest_vectors(op, _assemble(op, device, num_wi, pt, tuple(range(rank))), (lanes,), whole=whole)
     return cfg if cfg.vector_width == lanes else None
 
 
