@@ -23,6 +23,7 @@ ALL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "lowlevel-prefetch": _lazy("prefetch", "LowLevelPrefetch"),
     "lowlevel-expand": _lazy("expand", "LowLevelExpand"),
     "lowlevel-expand-mma": _lazy("expand_mma", "LowLevelExpandMma"),
+    "lowlevel-hoist-loads": _lazy("hoist_loads", "LowLevelHoistLoads"),
     "lowlevel-align-vectors": _lazy("align_vectors", "LowLevelAlignVectors"),
     "lower-to-opencl": _lazy("lower_to_opencl", "LowerToOpenCL"),
     "convert-linalg-to-mdh": _lazy("convert_linalg_to_mdh", "ConvertLinalgToMDH"),

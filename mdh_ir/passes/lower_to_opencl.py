@@ -4,7 +4,7 @@
     mdh-split-stats, mdh-tile, mdh-assign-asm, mdh-promote-memory, mdh-place-combine,
     mdh-mma, mdh-vectorize{flush=(D is cpu)}, mdh-keep-rows, lowlevel-prefetch, lowlevel-expand,
     lowlevel-expand-mma (a device without tensor cores: `lowlevel.mma` as FMAs),
-    lowlevel-merge-kernels, xDSL's dce and cse, lowlevel-align-vectors.
+    lowlevel-merge-kernels, xDSL's dce and cse, lowlevel-hoist-loads, lowlevel-align-vectors.
 
 `mdh-opt --lower-to-opencl f.mlir` runs it and prints the OpenCL program.
 """
@@ -25,6 +25,7 @@ from mdh_ir.passes.check_config import MDHCheckConfig
 from mdh_ir.passes.default_config import MDHDefaultConfig
 from mdh_ir.passes.expand import LowLevelExpand
 from mdh_ir.passes.expand_mma import LowLevelExpandMma
+from mdh_ir.passes.hoist_loads import LowLevelHoistLoads
 from mdh_ir.passes.place_combine import MDHPlaceCombine
 from mdh_ir.passes.keep_rows import MDHKeepRows
 from mdh_ir.passes.merge_kernels import LowLevelMergeKernels
@@ -62,6 +63,7 @@ def lowering(device: str = "cpu", tensor_cores: bool = False) -> list[ModulePass
         LowLevelMergeKernels(),
         DeadCodeElimination(),
         CommonSubexpressionElimination(),
+        LowLevelHoistLoads(),
         LowLevelAlignVectors(),
     ]
 
