@@ -56,15 +56,20 @@ def mma_config(op, info, rng: np.random.Generator, tries: int = 5000):
     raise AssertionError("no legal configuration with mma 'tf32' drawn")
 
 
-def run_emulated(module, cfg, inputs):
-    """`module` under `cfg`, checked for a device with tensor cores and run on the test
-    device, where the mma ops become FMAs."""
+def emulated(module, cfg) -> Program:
+    """`module` under `cfg`, checked for a device with tensor cores and built for the
+    test device, where the mma ops become FMAs."""
     device = select_device(TEST_DEVICE)
     info = device_info(device)
     configured, _ = configure(module, with_tensor_cores(info), cfg)
     lowered = lower_configured(configured, info)
     assert not any(isinstance(o, MmaOp) for o in lowered.walk()) or info.tensor_cores
-    return Program(lowered, opencl_source(lowered), device)(*inputs)
+    return Program(lowered, opencl_source(lowered), device)
+
+
+def run_emulated(module, cfg, inputs):
+    """`module` under `cfg` run on the test device (`emulated`)."""
+    return emulated(module, cfg)(*inputs)
 
 
 SIZES = [(16, 8, 8), (33, 17, 9), (128, 128, 64), (37, 29, 23), (31, 64, 17)]
@@ -172,4 +177,23 @@ def test_gpu_default_computes_tf32_on_fragments(sizes) -> None:
     lowered = lower_configured(configured, gpu)
     assert sum(isinstance(o, MmaOp) for o in lowered.walk()) == 16  # a warp's 4 x 4 fragments
     inputs = random_inputs(op, np.random.default_rng(sum(sizes)))
+    check_outputs(module, inputs, run_emulated(module, cfg, inputs))
+
+
+@pytest.mark.parametrize("deeper", ["lt_size k 32", "prefetch 2"])
+def test_exchange_band_leaves_local_memory_to_the_tiles(deeper: str) -> None:
+    """The exchange goes through a band of 16 rows of a step block (4 KB for the GPU
+    default's 128 x 64), not the whole block (32 KB): beside the default's local tiles
+    there is room for a local tile of 32 along k or for two prefetch slots (30 KB each
+    of 48 KB), and the results match the reference. Both together (56 KB) do not fit."""
+    module = matmul(256, 128, 96)
+    op = find_compute(module)
+    gpu = with_tensor_cores(PRESETS["gpu"])
+    base = default_config(op, gpu)
+    assert base.mma == "tf32" and base.lt_size == (128, 64, 16) and base.prefetch == 1
+    k32, prefetched = base.with_(lt_size=(128, 64, 32)), base.with_(prefetch=2)
+    assert rules(op, k32.with_(prefetch=2), gpu) == ["local-memory"]
+    cfg = k32 if deeper == "lt_size k 32" else prefetched
+    assert rules(op, cfg, gpu) == []
+    inputs = random_inputs(op, np.random.default_rng(96))
     check_outputs(module, inputs, run_emulated(module, cfg, inputs))

@@ -40,6 +40,7 @@ from mdh_ir.semantics.compare import L2_TOLERANCE, compare
 from mdh_ir.semantics.precision import F32_ACCUMULATION, TF32_ROUNDING, precision_tolerance, round_tf32
 from mdh_ir.semantics.reference import evaluate, find_compute, random_inputs
 from tests.lowering_check import TEST_DEVICE, check_outputs, draw_config
+from tests.test_mma import emulated
 
 DRAWS = int(os.environ.get("MDH_DRAWS", "8"))
 TYPES = {"f16": (f16, "ieee"), "bf16": (bf16, "ieee"), "tf32": (f32, "tf32")}
@@ -368,18 +369,20 @@ def test_default_configuration_never_asks_for_tensor_cores() -> None:
 @pytest.mark.parametrize("type_name", list(TYPES))
 def test_gpu_default_configuration_runs_on_pocl(type_name: str) -> None:
     """The GPU class's default configuration (local tiles, prefetching, vectors of 16-bit
-    copies) of 16-bit and TF32 inputs builds and computes the reference's result on
-    PoCL, as it would on NVIDIA's OpenCL (no cl_khr_fp16 needed)."""
+    copies; for TF32 inputs warp fragments, which PoCL runs as FMAs: tests/test_mma.py)
+    of 16-bit and TF32 inputs builds and computes the reference's result on PoCL, as it
+    would on NVIDIA's OpenCL (no cl_khr_fp16 needed)."""
     t, precision = TYPES[type_name]
     module = matmul(t, precision, 129, 65, 70)
     op = find_compute(module)
     cfg = default_config(op, PRESETS["gpu"])
     assert "lcl" in cfg.inp_mem[0]
+    assert cfg.mma == ("tf32" if precision == "tf32" else "none")
     inputs = random_inputs(op, np.random.default_rng(7))
-    compiled = compile_module(module, TEST_DEVICE, cfg)
-    check_outputs(module, inputs, compiled(*inputs))
-    assert "cl_khr_fp16" not in compiled.source
-    assert not re.search(r"\bhalf\d*\s+\w", compiled.source), "a half variable, array or parameter"
+    program = emulated(module, cfg)
+    check_outputs(module, inputs, program(*inputs))
+    assert "cl_khr_fp16" not in program.source
+    assert not re.search(r"\bhalf\d*\s+\w", program.source), "a half variable, array or parameter"
 
 
 def scan(t) -> ModuleOp:

@@ -10,8 +10,11 @@
 // rounded to TF32 by the copies that fill the local copies (`round = "tf32"`: once
 // per element, not at each fragment load); the B fragments at rows t, t + 4 and columns g (+ 8); four mmas
 // accumulate into the private fragments %c (2 x 2 fragments of 4 registers). After the
-// accumulator's scope they go to the work-items' accumulator through a local block of
-// 32 x 16, between barriers: lane values at rows g (+ 8), columns 2t (+ 1).
+// accumulator's scope they go to the work-items' accumulator through a local band of
+// 16 x 16 (a fragment's 16 rows by the block's columns) in 2 rounds over the block's
+// bands: in round r, between barriers, the warp stores fragment fm where its rows
+// row0 + 16 fm are the band's 16 r (lane values at rows g (+ 8), columns 2t (+ 1)),
+// and each work-item loads its rows whose band (row / 16) is r at row mod 16.
 
 func.func @mul(%a: f32, %b: f32) -> f32 {
   %r = arith.mulf %a, %b : f32
@@ -31,11 +34,12 @@ func.func @mm(%A: memref<32x8xf32>, %B: memref<8x16xf32>) -> memref<32x16xf32> {
 }
 
 // CHECK-LABEL: lowlevel.kernel @mm_0(
-// CHECK:         %[[BLOCK:.*]] = memref.alloca() : memref<32x16xf32, "lcl">
+// CHECK:         %[[BAND:.*]] = memref.alloca() : memref<16x16xf32, "lcl">
 // CHECK-NEXT:    %[[C:.*]] = memref.alloca() : memref<1x1x2x2x4xf32, "prv">
 // CHECK:         %[[LANE:.*]] = arith.remui %{{.*}}, %{{.*}} : index
 // CHECK:         %[[G:.*]] = arith.divui %[[LANE]]
 // CHECK:         %[[T:.*]] = arith.remui %[[LANE]]
+// CHECK:         %[[ROW0:.*]] = arith.muli %{{.*}}, %{{.*}} : index
 // CHECK:         %[[ACC:.*]] = memref.alloca() : memref<1x1x16x1xf32, "prv">
 // CHECK:         lowlevel.fill %[[ACC]]
 // CHECK:         lowlevel.fill %[[C]]
@@ -54,11 +58,33 @@ func.func @mm(%A: memref<32x8xf32>, %B: memref<8x16xf32>) -> memref<32x16xf32> {
 // CHECK-COUNT-3:   lowlevel.mma "tf32"
 // CHECK:           lowlevel.barrier
 // CHECK-NEXT:    }
-// CHECK-NEXT:    lowlevel.barrier
-// CHECK:         memref.store %{{.*}}, %[[BLOCK]]
-// CHECK:         lowlevel.barrier
-// CHECK:         %[[X:.*]] = memref.load %[[BLOCK]]
-// CHECK:         memref.store %[[X]], %[[ACC]]
+// CHECK:         %[[ROUNDS:.*]] = arith.constant 2 : index
+// CHECK-NEXT:    %{{.*}} = arith.constant 1 : index
+// CHECK-NEXT:    scf.for %[[R:.*]] = %{{.*}} to %[[ROUNDS]] step %{{.*}} {
+// CHECK-NEXT:      lowlevel.barrier
+// CHECK:           %[[FIRST:.*]] = arith.muli %[[R]], %{{.*}} : index
+// CHECK:           %[[OURS0:.*]] = arith.cmpi eq, %[[ROW0]], %[[FIRST]] : index
+// CHECK-NEXT:      scf.if %[[OURS0]] {
+// CHECK-COUNT-8:     memref.store %{{.*}}, %[[BAND]]
+// CHECK-NEXT:      }
+// CHECK:           %[[ROW1:.*]] = arith.addi %[[ROW0]], %{{.*}} : index
+// CHECK-NOT:       memref.store
+// CHECK:           %[[OURS1:.*]] = arith.cmpi eq, %[[ROW1]], %[[FIRST]] : index
+// CHECK-NEXT:      scf.if %[[OURS1]] {
+// CHECK-COUNT-8:     memref.store %{{.*}}, %[[BAND]]
+// CHECK-NEXT:      }
+// CHECK-NEXT:      lowlevel.barrier
+// CHECK:           scf.for %[[EI:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
+// CHECK:             %[[ROW:.*]] = arith.addi %[[EI]], %{{.*}} : index
+// CHECK:             %[[IN:.*]] = arith.divui %[[ROW]], %{{.*}} : index
+// CHECK-NEXT:        %[[OURS:.*]] = arith.cmpi eq, %[[IN]], %[[R]] : index
+// CHECK-NEXT:        scf.if %[[OURS]] {
+// CHECK:               %[[AT:.*]] = arith.remui %[[ROW]], %{{.*}} : index
+// CHECK-NEXT:          %[[X:.*]] = memref.load %[[BAND]][%[[AT]], %{{.*}}] : memref<16x16xf32, "lcl">
+// CHECK:               memref.store %[[X]], %[[ACC]]
+// CHECK-NEXT:        }
+// CHECK-NEXT:      }
+// CHECK-NEXT:    }
 
 // lowlevel-expand-mma (a device without tensor cores): each mma stores its lane's A
 // and B registers into the warp's fragments in local memory at their layout's places,

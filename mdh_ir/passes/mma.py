@@ -25,10 +25,23 @@ and columns beyond the local tile read inside the local copy (`limits`, as
 (a padded k loop) reads 0, so that it adds nothing.
 
 After the accumulator's scope (where `mdh-place-combine` flushes it) the fragments go
-to the work-items' accumulators through local memory, one step block at a time
-between barriers (the `exchange`): each lane stores its C values at their (row,
-column), each work-item loads its private tiles' points into its accumulator, whose
-flush (work-group partials, epilogue) is unchanged.
+to the work-items' accumulators through local memory (the `exchange`), one step block
+at a time, in rounds over its bands of 16 rows (a fragment's M) through a local band
+of 16 x block columns:
+
+    scf.for r (0 .. block rows / 16) {
+      barrier
+      fragment fm whose rows row0 + fm*16 .. +15 (warp-uniform) are the band [16 r, 16 r + 16):
+        each lane stores its C values at (row - 16 r, column)
+      barrier
+      private-tile row pt_i * part_i + e_i in the band: the work-item loads its points
+        (at row - 16 r) into its accumulator
+    }
+
+(both conditions `scf.if`: nothing outside the band is stored or loaded), the
+accumulators' flush (work-group partials, epilogue) unchanged. It runs once per step
+block at the end of the work; a band instead of the whole block leaves the local
+memory to the local tiles.
 """
 
 from dataclasses import dataclass
@@ -197,29 +210,37 @@ class Fragments:
                     e.store(d, self.c, [*at, v])
 
     def exchange(self, e: Emitter) -> None:
-        """The fragments into the work-items' accumulators, one step block at a time."""
+        """The fragments into the work-items' accumulators, one step block at a time, in
+        rounds over its bands of fragment rows (module docstring)."""
         plan, form, m, lane = self.plan, self.form, self.mma, self.lane
+        rows = m.shape[0]
         top = Emitter.at_start(self.kernel.body.block)
-        block = top.emit(memref.AllocaOp.get(f32, shape=list(m.block), memory_space=LCL))
+        band = top.emit(memref.AllocaOp.get(f32, shape=[rows, m.block[1]], memory_space=LCL))
         s_i, e = loop(e, self.trips[0])
         s_j, e = loop(e, self.trips[1])
+        r, e = loop(e, m.block[0] // rows)
         e.op(BarrierOp())
-        rows = e.add(self.row0, lane.g)
+        first = e.mul(r, rows)
         cols = e.add(self.col0, e.mul(lane.t, 2))
         for fm in range(m.frags_m):
+            store = e.if_(e.cmp("eq", e.add(self.row0, fm * rows), first))
+            assert store is not None, "row0 varies with the warp"
             for fn in range(m.frags_n):
                 for v in range(4):
-                    r = e.add(rows, fm * m.shape[0] + 8 * (v // 2))
-                    c = e.add(cols, fn * m.shape[1] + v % 2)
-                    e.store(e.load(self.c, [s_i, s_j, fm, fn, v]), block, [r, c])
+                    row = store.add(lane.g, 8 * (v // 2))
+                    c = store.add(cols, fn * m.shape[1] + v % 2)
+                    store.store(store.load(self.c, [s_i, s_j, fm, fn, v]), band, [row, c])
         e.op(BarrierOp())
         pt = [plan.cfg.pt_size[d] for d in (form.i, form.j)]
         e_i, body = loop(e, pt[0])
-        e_j, body = loop(body, pt[1])
+        row = body.linear([(pt[0], self.parts[form.i]), (1, e_i)])
+        load = body.if_(body.cmp("eq", body.div(row, rows), r))
+        assert load is not None, "a constant row lies in the one round's band"
+        e_j, load = loop(load, pt[1])
         step = {("pt", form.i): s_i, ("pt", form.j): s_j, ("el", form.i): e_i, ("el", form.j): e_j}
-        r = body.linear([(pt[0], self.parts[form.i]), (1, e_i)])
-        c = body.linear([(pt[1], self.parts[form.j]), (1, e_j)])
-        body.store(body.load(block, [r, c]), self.acc, [step[lp] for lp in plan.acc_loops])
+        c = load.linear([(pt[1], self.parts[form.j]), (1, e_j)])
+        at = [load.rem(row, rows), c]
+        load.store(load.load(band, at), self.acc, [step[lp] for lp in plan.acc_loops])
 
 
 def uses_mma(kernel: KernelOp) -> bool:

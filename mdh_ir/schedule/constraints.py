@@ -17,7 +17,7 @@ bound a resource name the limit and the device model it comes from in their mess
 | index-range | NDRange, dimension sizes, buffers and every index computed for a read (before a boundary mode folds it back, and inside that folding) stay below 2^31: generated index arithmetic is 32-bit `int` |
 | global-memory | inputs, outputs and temporary buffers (work-group partial results, scan chunk totals) together fit the device's global memory |
 | cache-box | a cached buffer's accesses differ by constants only (one box holds them) |
-| local-memory | local caches, accumulators, the work-item combine, the last work-group's combine and the mma exchange block fit local memory; so do a scan kernel's staged chunks and work-item totals |
+| local-memory | local caches, accumulators, the work-item combine, the last work-group's combine and the mma exchange band (16 fragment rows by the step block's columns) fit local memory; so do a scan kernel's staged chunks and work-item totals |
 | private-memory | private caches, accumulators and mma accumulator fragments fit the private budget |
 | wi-combine | work-items can combine partial results (needs combine_layer "end"/"lt" and res_mem "prv"/"lcl" when a pw dimension has num_wi > 1) |
 | wg-combine | wg_combine "last" only on a device whose global-memory fences order across work-groups (`DeviceInfo.fences_across_groups`) |

@@ -20,8 +20,9 @@ chosen to need the fewest fragment loads per mma (`frags_m + frags_n` loads for
 
 A lane holds other points than its work-item's private tiles, so the fragments meet
 the work-items' accumulators (whose flush `mdh-place-combine` wrote) through local
-memory once per run of the accumulator's scope: the `exchange`, one step block of
-floats.
+memory once per run of the accumulator's scope: the `exchange`, through one band of
+`M` (a fragment's rows) by the step block's columns floats, in rounds over the block's
+bands.
 """
 
 from __future__ import annotations
@@ -118,8 +119,9 @@ class MmaPlan:
 
     @property
     def exchange_elems(self) -> int:
-        """f32 elements of local memory of the exchange: one step block."""
-        return self.block[0] * self.block[1]
+        """f32 elements of local memory of the exchange: one band of fragment rows (M)
+        by the step block's columns."""
+        return self.shape[0] * self.block[1]
 
     @staticmethod
     def of(plan: TilePlan) -> MmaPlan | str:
