@@ -104,16 +104,13 @@ def test_fused_softmax_is_one_kernel_and_runs() -> None:
     check_outputs(module, args, program(*args))
 
 
-def test_fused_softmax_lowered_under_random_configs() -> None:
-    """Random legal configurations of the fused op (several work-items along a row:
-    statistics combined in local memory before the next phase reads them), with their
-    vectors where the rule `vector-width` allows them (each lane accumulates its own
-    part of a row's statistics)."""
+def random_fused_softmax(rng: np.random.Generator, rows: list[int], columns: list[int], draws: int):
+    """(m, n, fused module, config) of up to `draws` random legal configurations of the
+    fused softmax at m of `rows` x n of `columns` for the test device: rows in one
+    work-group along the reduction (rule `rows`), vectors only where the rule allows."""
     info = DeviceInfo.from_cl(select_device(TEST_DEVICE))
-    rng = np.random.default_rng(4)
-    done = vectors = 0
-    for draw in range(40):
-        m, n = int(rng.choice(AWKWARD)), int(rng.choice(AWKWARD + [127, 128, 129]))
+    for _ in range(draws):
+        m, n = int(rng.choice(rows)), int(rng.choice(columns))
         module = fused(parse(softmax(m, n)))
         (op,) = computes(module)
         try:
@@ -123,6 +120,17 @@ def test_fused_softmax_lowered_under_random_configs() -> None:
         config = config.with_(num_wg=(config.num_wg[0], 1))
         if vector_problem(TilePlan(op, config)) is not None:
             config = config.with_(vector_width=1)
+        yield m, n, module, config
+
+
+def test_fused_softmax_lowered_under_random_configs() -> None:
+    """Random legal configurations of the fused op (several work-items along a row:
+    statistics combined in local memory before the next phase reads them), with their
+    vectors where the rule `vector-width` allows them (each lane accumulates its own
+    part of a row's statistics)."""
+    rng = np.random.default_rng(4)
+    done = vectors = 0
+    for m, n, module, config in random_fused_softmax(rng, AWKWARD, AWKWARD + [127, 128, 129], 40):
         vectors += config.vector_width > 1
         args = random_arguments(host_function(module), rng)
         try:
@@ -213,21 +221,10 @@ def test_rows_and_statistics_kept_under_random_configs() -> None:
     the test device; among them some keep the statistics in local memory and some not
     (one work-item a row, several local tiles of rows a work-group), some keep x in
     private memory and some read it again (more than `KEPT_ELEMS` a work-item)."""
-    info = DeviceInfo.from_cl(select_device(TEST_DEVICE))
     rng = np.random.default_rng(6)
     seen = set()
     done = 0
-    for draw in range(200):
-        m, n = int(rng.choice(ROWS)), int(rng.choice(COLUMNS))
-        module = fused(parse(softmax(m, n)))
-        (op,) = computes(module)
-        try:
-            config = sample_config(op, info, RandomTrial(rng))
-        except Infeasible:
-            continue
-        config = config.with_(num_wg=(config.num_wg[0], 1))
-        if vector_problem(TilePlan(op, config)) is not None:
-            config = config.with_(vector_width=1)
+    for m, n, module, config in random_fused_softmax(rng, ROWS, COLUMNS, 200):
         program = compile_module(module, TEST_DEVICE, config)
         x_reads, stat_reads, _ = kept_on_chip(program.lowered)
         seen |= {("stats local", stat_reads == 0), ("x kept", x_reads == 1)}

@@ -153,18 +153,7 @@ def _gpu_rows(op: ComputeOp, device: DeviceInfo, lanes: int = 4) -> Config:
     for k, n in _spread(rows, kept, sizes).items():
         num_wi[k], pt[k], lt[k] = n, 1, n
     num_wg = [1 if k in reduced else ceildiv(sizes[k], lt[k]) for k in range(rank)]
-    inputs = len(op.inputs)
-    cfg = Config(
-        num_wg=tuple(num_wg),
-        num_wi=tuple(num_wi),
-        lt_size=tuple(lt),
-        pt_size=tuple(pt),
-        inp_mem=(("glb",) * inputs, ("glb",) * inputs),
-        res_mem=("prv",) * len(op.outputs),
-        ocl_dim=(_ocl_dims(num_wg), _ocl_dims(num_wi)),
-        buf_layout=tuple(tuple(tuple(range(len(v.type.get_shape()))) for v in op.inputs) for _ in range(2)),  # type: ignore
-        loop_order=(tuple(range(rank)), tuple(range(rank))),
-    )
+    cfg = _uncached(op, num_wg, num_wi, lt, pt, range(rank))
     vectors = _widest_vectors(op, cfg, (lanes,), whole=True)
     return vectors if vectors.vector_width > 1 else cfg.with_(pt_size=tuple(1 if k == d else p for k, p in enumerate(pt)))
 
@@ -861,6 +850,12 @@ def _assemble(
         shared = kept_groups == 1 and prod(sizes[k] for k in kept) <= prod(num_wi)
         if num_wg[d] > 1 and shared and device.fences_across_groups:
             wg_combine = "last"
+    return _uncached(op, num_wg, num_wi, lt, pt, pt_order).with_(wg_combine=wg_combine)
+
+
+def _uncached(op: ComputeOp, num_wg, num_wi, lt, pt, pt_order) -> Config:
+    """The configuration of these tiles without caches: inputs read from global memory,
+    private accumulators, identity layouts, OpenCL dimensions innermost first."""
     inputs = len(op.inputs)
     return Config(
         num_wg=tuple(num_wg),
@@ -874,8 +869,7 @@ def _assemble(
             tuple(tuple(range(len(v.type.get_shape()))) for v in op.inputs)  # type: ignore
             for _ in range(2)
         ),  # type: ignore[arg-type]
-        loop_order=(tuple(range(rank)), tuple(pt_order)),
-        wg_combine=wg_combine,
+        loop_order=(tuple(range(op.rank)), tuple(pt_order)),
     )
 
 
