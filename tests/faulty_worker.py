@@ -38,8 +38,13 @@ class WrongProgram:
 
 
 class HangingProgram:
-    def upload(self, inputs):
-        return inputs
+    """A runtime program whose runs never end."""
+
+    def __init__(self, program):
+        self.program = program
+
+    def __getattr__(self, name):
+        return getattr(self.program, name)
 
     def run(self, inputs, repeats=1, flush_bytes=0, stopwatch=None, download=True):
         time.sleep(3600)
@@ -55,7 +60,7 @@ def faulty_compile(module, device=None, config=None, stopwatch=None):
         time.sleep(3600)
     compiled = real_compile(module, device, config, stopwatch=stopwatch)
     if fault in (2, 5):
-        compiled.program = WrongProgram(compiled.program) if fault == 2 else HangingProgram()
+        compiled.program = (WrongProgram if fault == 2 else HangingProgram)(compiled.program)
     return compiled
 
 

@@ -142,7 +142,7 @@ def test_a_run_is_timed_from_its_first_command_to_its_last() -> None:
     kernel = cl.command_type.NDRANGE_KERNEL
     for wg_combine, kinds in [("last", [kernel]), ("kernel", [kernel, kernel])]:
         program = compile_module(module, "cpu", base.with_(wg_combine=wg_combine)).program
-        buffers = dict(zip(program.host.body.block.args, program.upload(inputs))) | program.workspace
+        buffers = dict(zip(program.host.body.block.args, program.upload(inputs).buffers)) | program.workspace
         events = gated(program.queue, lambda: program._enqueue(buffers))
         cl.wait_for_events(events)
         assert [e.command_type for e in events] == kinds
@@ -257,6 +257,73 @@ def test_uploaded_inputs_serve_many_runs() -> None:
     check_outputs(module, inputs, [want])
     with pytest.raises(ValueError, match="expected"):
         program.upload([inputs[0][:10], inputs[1]])
+
+
+def test_uploaded_inputs_serve_the_programs_of_other_configurations() -> None:
+    """The inputs one program uploaded are read by a program of another configuration
+    (what a tuning's candidates share); inputs of other shapes are refused."""
+    module = CATALOG["dot"].build(k=5000)
+    base = default_config(find_compute(module), PRESETS["gpu"])
+    inputs = CATALOG["dot"].inputs(np.random.default_rng(5), k=5000)
+    first = compile_module(module, "cpu", base).program
+    other = compile_module(module, "cpu", base.with_(wg_combine="kernel")).program
+    assert other.kernel_names() != first.kernel_names()
+    resident = first.upload(inputs)
+    (want,), _ = first.run(inputs)
+    (got,), _ = other.run(resident, repeats=2)
+    np.testing.assert_array_equal(got, want)
+    shorter = compile_module(CATALOG["dot"].build(k=999), "cpu").program
+    with pytest.raises(MDHError, match=r"expected inputs of \(999,\) float32, \(999,\) float32, got \(5000,\)"):
+        shorter.run(resident)
+
+
+ACCUMULATE = """
+func.func @acc(%b: memref<64x32xf32>, %c: memref<64x32xf32>) {
+  linalg.add ins(%c, %b : memref<64x32xf32>, memref<64x32xf32>) outs(%c : memref<64x32xf32>)
+  func.return
+}
+"""
+
+
+def test_an_argument_a_run_writes_is_a_copy_of_the_uploaded_input() -> None:
+    """A run writes no buffer of uploaded inputs: an argument written by a copy (%c
+    here), or stored to by a kernel (%b once the launch writes its result there, as no
+    lowering does yet), is written in a copy made from the input before each run."""
+    import pyopencl as cl
+
+    from mdh_ir.passes.convert_linalg_to_mdh import ConvertLinalgToMDH
+    from mdh_ir.runtime import Program
+    from mdh_ir.tools.context import make_context
+    from mdh_ir.tools.diagnostics import load_module
+
+    ctx = make_context()
+    module = load_module(ctx, ACCUMULATE, "acc.mlir")
+    ConvertLinalgToMDH().apply(ctx, module)
+    compiled = compile_module(module, "cpu")
+    rng = np.random.default_rng(6)
+    b, c = (rng.uniform(-1, 1, (64, 32)).astype(np.float32) for _ in range(2))
+    program = compiled.program
+    assert [a.name_hint for a in program.overwritten] == ["c"]
+    resident = program.upload([b, c])
+    for _ in range(2):
+        (got,), _ = program.run(resident, repeats=3)
+        np.testing.assert_array_equal(got, c + b)
+
+    launch, copy = (op for op in program.host.body.block.ops if op.name in ("lowlevel.launch", "memref.copy"))
+    b_arg = program.host.body.block.args[0]
+    launch.operands[2] = b_arg  # the kernel's result into %b
+    copy.detach()
+    copy.erase()
+    storing = Program(compiled.lowered, compiled.source, program.device)
+    assert storing.written == [] and storing.overwritten == [b_arg]
+    assert storing.run(resident, repeats=3)[0] == []
+    written = np.empty_like(b)
+    cl.enqueue_copy(storing.queue, written, storing.argument_copies[b_arg])
+    np.testing.assert_array_equal(written, c + b)  # from the input at every run, not c + 3b
+    for buffer, x in zip(resident.buffers, (b, c)):
+        kept = np.empty_like(x)
+        cl.enqueue_copy(storing.queue, kept, buffer)
+        np.testing.assert_array_equal(kept, x)
 
 
 def test_the_gate_keeps_the_device_busy_for_several_enqueues() -> None:

@@ -33,6 +33,7 @@ from mdh_ir.passes.bufferize import MDHBufferize
 from mdh_ir.passes.fuse import MDHFuse
 from mdh_ir.passes.lower_to_opencl import lowering
 from mdh_ir.runtime.devices import device_info, select_device
+from mdh_ir.runtime.inputs import DeviceInputs
 from mdh_ir.runtime.program import Program
 from mdh_ir.runtime.timing import Stopwatch
 
@@ -170,12 +171,12 @@ class Compiled:
     def __call__(self, *inputs: np.ndarray) -> list[np.ndarray]:
         return self.program(*inputs)
 
-    def upload(self, inputs: list[np.ndarray]) -> list:
+    def upload(self, inputs: list[np.ndarray]) -> DeviceInputs:
         return self.program.upload(inputs)
 
     def run(
         self,
-        inputs: list,
+        inputs: list | DeviceInputs,
         repeats: int = 1,
         flush_bytes: int = 0,
         stopwatch: Stopwatch | None = None,

@@ -3,15 +3,18 @@
     program = Program(lowered, source, device)          # build once
     (w,) = program(M, v)                                # numpy in, numpy out
     outputs, seconds = program.run([M, v], repeats=20)  # times (profiling events)
+    inputs = program.upload([M, v])                     # on the device, for many runs
+    outputs, seconds = other.run(inputs, repeats=20)    # of programs of the same inputs
 
 The lowered module's host function (`host_function`) says what to run: its `memref.alloc`s
 and `memref.get_global`s are the program's workspace, its `lowlevel.launch`es the
 kernels of `source` and its `memref.copy`s buffer-to-buffer copies, in order; its
 arguments are the program's inputs, its results and then the arguments it writes (copy
-destinations, `mdh_ir.semantics.host.written_arguments`) its outputs. A written argument
-starts every run from its input (an array is uploaded again; a buffer of `upload` is
-written in place). A build failure raises `BuildError` carrying the OpenCL log and the
-source.
+destinations, `mdh_ir.semantics.host.written_arguments`) its outputs. Runs read their
+inputs from the read-only buffers of a `DeviceInputs` (`mdh_ir.runtime.inputs`), which
+arrays are uploaded into first: an argument that a run writes (a copy destination, or
+one a kernel stores to) starts every run as a copy of its input, made on the device. A
+build failure raises `BuildError` carrying the OpenCL log and the source.
 
 PoCL 3.1 (Debian 12's) mishandles optimized kernels that hold work-group barriers: its
 parallel-region construction can abort (`ParallelRegion::Verify` / `Create`
@@ -29,14 +32,15 @@ from functools import cached_property
 import numpy as np
 from xdsl.dialects import func, memref
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import SSAValue
+from xdsl.ir import BlockArgument, SSAValue
 from xdsl.traits import SymbolTable
 
 from mdh_ir.semantics.arrays import checked_arrays
-from mdh_ir.dialects.lowlevel import BarrierOp, LaunchOp
+from mdh_ir.dialects.lowlevel import BarrierOp, KernelOp, LaunchOp
 from mdh_ir.errors import MDHError
 from mdh_ir.emit_opencl.c_names import kernel_name
 from mdh_ir.runtime.devices import _context, select_device
+from mdh_ir.runtime.inputs import DeviceInputs
 from mdh_ir.runtime.timing import Stopwatch, _flusher, gated, span
 from mdh_ir.semantics.host import written_arguments
 from mdh_ir.semantics.scalar_eval import numpy_dtype
@@ -79,22 +83,30 @@ class Program:
     def __call__(self, *inputs: np.ndarray) -> list[np.ndarray]:
         return self.run(list(inputs))[0]
 
-    def upload(self, inputs: list[np.ndarray]) -> list:
-        """Device buffers holding `inputs`, for `run` to use again and again, as a program
-        does whose data stays on the device. (A fresh buffer's first kernel is slower: on
-        an H100, jacobi3d 256^3 timed 0.076 ms on fresh input buffers, 0.058 on reused.)"""
-        import pyopencl as cl
-
-        buffers = []
+    def upload(self, inputs: list[np.ndarray]) -> DeviceInputs:
+        """`inputs` on the device, for `run` to use again and again, as a program does
+        whose data stays on the device, and for the runs of other programs of this
+        context with arguments of the same shapes and types. (A fresh buffer's first
+        kernel is slower: on an H100, jacobi3d 256^3 timed 0.076 ms on fresh input
+        buffers, 0.058 on reused.)"""
         args = self.host.body.block.args
-        for arg, x in zip(args, checked_arrays(args, inputs, f"@{self.host.sym_name.data}")):
-            access = cl.mem_flags.READ_WRITE if arg in self.written else cl.mem_flags.READ_ONLY
-            buffers.append(cl.Buffer(self.ctx, access | cl.mem_flags.COPY_HOST_PTR, hostbuf=x))
-        return buffers
+        return DeviceInputs(self.ctx, checked_arrays(args, inputs, f"@{self.host.sym_name.data}"))
+
+    def _check_inputs(self, inputs: DeviceInputs) -> None:
+        """Raise unless `run` can read `inputs`: uploaded to this program's context, with
+        its arguments' shapes and element types."""
+        where = f"@{self.host.sym_name.data}"
+        if inputs.ctx != self.ctx:
+            raise MDHError(f"{where}: inputs uploaded to another OpenCL context")
+        args = self.host.body.block.args
+        wanted = [(tuple(a.type.get_shape()), numpy_dtype(a.type.element_type)) for a in args]  # type: ignore
+        if inputs.specs != wanted:
+            got = ", ".join(f"{shape} {dtype}" for shape, dtype in inputs.specs)
+            raise MDHError(f"{where}: expected inputs of {', '.join(f'{s} {d}' for s, d in wanted)}, got {got}")
 
     def run(
         self,
-        inputs: list,
+        inputs: list | DeviceInputs,
         repeats: int = 1,
         flush_bytes: int = 0,
         stopwatch: Stopwatch | None = None,
@@ -102,30 +114,29 @@ class Program:
     ) -> tuple[list, list[float]]:
         """Outputs and, per repeat, the program's time in seconds: from the start of
         its first kernel to the end of its last (the gaps between them included), the
-        commands queued behind the gate (module docstring). `inputs`: arrays, or the
-        buffers of `upload`. With `flush_bytes`, a scratch buffer of that size is read
-        before each repeat, so that the inputs are not cache-resident (as between the
-        calls of a real program); `stopwatch` counts the flushes' time (profiling) as
-        its phase `flush`. Without `download` the outputs are the device buffers that
-        hold them (`download` copies them to arrays), valid until the next run."""
+        commands queued behind the gate (module docstring). `inputs`: arrays, or
+        those of `upload` (of this program or another, `_check_inputs`). With
+        `flush_bytes`, a scratch buffer of that size is read before each repeat, so
+        that the inputs are not cache-resident (as between the calls of a real
+        program); `stopwatch` counts the flushes' time (profiling) as its phase
+        `flush`. Without `download` the outputs are the device buffers that hold them
+        (`download` copies them to arrays), valid until the next run."""
         import pyopencl as cl
 
         block = self.host.body.block
         if isinstance(repeats, bool) or not isinstance(repeats, int) or repeats < 1:
             raise MDHError(f"@{self.host.sym_name.data}: repeats: expected a positive number of runs, got {repeats!r}")
         flush = _flusher(self.ctx, flush_bytes) if flush_bytes else None
-        resident = isinstance(inputs, list | tuple) and all(isinstance(x, cl.Buffer) for x in inputs)
-        if resident and len(inputs) != len(block.args):
-            checked_arrays(block.args, inputs, f"@{self.host.sym_name.data}")  # raises, naming what is missing
-        buffers: dict[SSAValue, object] = dict(zip(block.args, inputs if resident else self.upload(inputs)))
-        buffers.update(self.workspace)
+        if isinstance(inputs, DeviceInputs):
+            self._check_inputs(inputs)
+        else:
+            inputs = self.upload(inputs)
+        given: dict[SSAValue, object] = dict(zip(block.args, inputs.buffers))
+        buffers = given | self.workspace | self.argument_copies
         times, flushes = [], []
-        for k in range(repeats):
-            if k and not resident:
-                for arg in self.written:
-                    i = block.args.index(arg)
-                    x = np.ascontiguousarray(inputs[i], dtype=numpy_dtype(arg.type.element_type))  # type: ignore
-                    cl.enqueue_copy(self.queue, buffers[arg], x)
+        for _ in range(repeats):
+            for arg, copy in self.argument_copies.items():
+                cl.enqueue_copy(self.queue, copy, given[arg])
             if flush is not None:
                 flushes.append(flush(self.queue))
             launches = gated(self.queue, lambda: self._enqueue(buffers))
@@ -156,6 +167,28 @@ class Program:
             cl.enqueue_copy(self.queue, out, buffer)
             outputs.append(out)
         return outputs
+
+    @cached_property
+    def overwritten(self) -> list[BlockArgument]:
+        """The arguments that a run writes: those the host function copies into
+        (`written`) and those a kernel it launches stores to, in argument order."""
+        written = set(self.written)
+        for op in self.host.walk():
+            if isinstance(op, LaunchOp):
+                kernel = SymbolTable.lookup_symbol(self.lowered, op.kernel.root_reference.data)
+                assert isinstance(kernel, KernelOp)
+                stored = kernel.written()
+                written.update(a for a, p in zip(op.args, kernel.body.block.args) if p in stored)
+        return [a for a in self.host.body.block.args if a in written]
+
+    @cached_property
+    def argument_copies(self) -> dict[SSAValue, object]:
+        """Per argument that a run writes (`overwritten`), the buffer that the run
+        writes in its place, a copy of the input made before each run, so that the
+        input's buffer is never written; created on the first run and kept."""
+        import pyopencl as cl
+
+        return {a: cl.Buffer(self.ctx, cl.mem_flags.READ_WRITE, size=max(_nbytes(a.type), 1)) for a in self.overwritten}
 
     @cached_property
     def workspace(self) -> dict[SSAValue, object]:
