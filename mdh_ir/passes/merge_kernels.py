@@ -11,6 +11,10 @@ launches the host only allocates the later phases' outputs); the other launches 
 kernels are removed. The arrays marked as holding one host buffer's values across the
 phases (`lowlevel.KEPT_ATTR`, `mdh-keep-rows`) become one, the first phase's.
 
+A buffer the kernel only stores to and the host function allocates for this launch
+alone (a statistic that every later phase reads from local memory, `mdh-keep-rows`) is
+not stored any more; a barrier that this leaves right after another goes.
+
 The barrier before a phase is on global memory where the phase uses a buffer an earlier
 one wrote or writes one an earlier one used (a statistic written by one work-item and read
 by the others), else on local memory only (what crosses the phases lies in the
@@ -38,10 +42,11 @@ from dataclasses import dataclass
 from xdsl.context import Context
 from xdsl.dialects import memref
 from xdsl.dialects.builtin import FunctionType, ModuleOp, StringAttr
-from xdsl.ir import Block, SSAValue
+from xdsl.ir import Block, BlockArgument, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 from xdsl.traits import SymbolTable
+from xdsl.transforms.dead_code_elimination import region_dce
 
 from mdh_ir.dialects.lowlevel import KEPT_ATTR, SHARED_ATTR, BarrierOp, KernelOp, LaunchOp, i64_array
 from mdh_ir.errors import MDHError
@@ -128,6 +133,34 @@ def merge(module: ModuleOp, launches: list[LaunchOp]) -> None:
         Rewriter.erase_op(launch)
     for kernel in kernels[1:]:
         Rewriter.erase_op(kernel)  # type: ignore[arg-type]
+    drop_unread_buffers(merged, host_args)  # type: ignore[arg-type]
+
+
+def unread(arg: SSAValue, host: SSAValue) -> bool:
+    """Whether the kernel only stores to `arg` and the host function only allocates its
+    buffer `host` for this launch (no phase and nothing after reads it)."""
+    if isinstance(host, BlockArgument) or len(list(host.uses)) != 1:
+        return False
+    return bool(arg.uses) and all(isinstance(u.operation, memref.StoreOp) and u.index == 1 for u in arg.uses)
+
+
+def drop_unread_buffers(kernel: KernelOp, host_args: list[SSAValue]) -> None:
+    """Erase the stores to buffers nobody reads (a statistic every later phase reads from
+    local memory, `mdh-keep-rows`), then what computed only them (`region_dce`: the
+    reads and the `scf.if`s), then the first of two barriers left adjacent (the other
+    global where either was)."""
+    block = kernel.body.block
+    for arg, host in zip(block.args, host_args):
+        if unread(arg, host):
+            for use in list(arg.uses):
+                Rewriter.erase_op(use.operation)
+    region_dce(kernel.body)
+    for op in list(block.ops):
+        after = op.next_op
+        if isinstance(op, BarrierOp) and isinstance(after, BarrierOp):
+            if op.global_memory is not None:
+                after.global_memory = op.global_memory
+            Rewriter.erase_op(op)
 
 
 @dataclass(frozen=True)
