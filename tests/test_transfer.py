@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -142,3 +144,22 @@ def test_seeds_read_the_shipped_file_given(tmp_path) -> None:
     found = seeds(matmul(50, 50, 50), device, None, shipped_path=path)
     assert [(s.origin, s.sizes) for s in found] == [("shipped", (40, 40, 40))]
     assert seeds(matmul(50, 50, 50), device, None, shipped_path=tmp_path / "missing.json") == []
+
+
+def test_mdh_tune_no_seeds(tmp_path) -> None:
+    """`mdh-tune --no-seeds` tunes a new size from the default alone, though the database
+    knows another size; without it the same command evaluates that size's pick adapted."""
+    source = tmp_path / "matvec.mlir"
+    source.write_text(str(CATALOG["matvec"].build(i=24, k=16)))
+    outputs = {}
+    for flags in ([], ["--no-seeds"]):
+        db = tmp_path / f"t{len(flags)}.sqlite"
+        known = Tuner(CATALOG["matvec"].build(i=32, k=8), Database(db), "cpu", "random", seed=3, repeats=2)
+        assert known.run(Budget.parse("3evals")).best is not None
+        tune = [sys.executable, "-m", "mdh_ir.tools.mdh_tune", str(source), "--device", "cpu", "--budget", "3evals",
+                "--db", str(db), "--repeats", "2", *flags]  # fmt: skip
+        run = subprocess.run(tune, capture_output=True, text=True, timeout=120)
+        assert run.returncode == 0, run.stderr
+        outputs[bool(flags)] = run.stdout
+    assert "seeds: 1\n" in outputs[False] and "from database: same computation at 32x8" in outputs[False]
+    assert "seeds: 0 (--no-seeds)" in outputs[True]
