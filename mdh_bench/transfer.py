@@ -5,14 +5,14 @@ the shipped configurations, reach what a long tuning without them finds?
                                  [--gpus N] [--out DIR] [--results FILE] [--shipped FILE]
                                  [--repeats N] [--rounds N]
 
-Per case two TPE tunings (seed 0), each from a fresh tuning database of its own
+Per case two TPE tunings (seed 0, `--repeats` timed runs per candidate), each from a fresh tuning database of its own
 (`OUT/jobs/MODE-CASE.sqlite`), candidates checked against the case's float64 reference:
 `long` (`--long`, default 15 minutes) without any seeds (`Tuner(transfer=False)`, as
 `mdh-tune --no-seeds`: the tuner before transfer, but with every later speed-up, so a
 conservative baseline) and `short` (`--short`, default 2 minutes) starting from the
 shipped configurations (`shipped.json`, or `--shipped FILE`) adapted to the case's sizes.
-A case whose sizes the shipped file holds is refused: the question is about sizes never
-tuned.
+A case whose sizes the shipped file holds is refused (the question is about sizes never
+tuned), and so is a device of which it holds nothing (`shipped.json` holds the H100's).
 
 The jobs (case x {long, short}) are dealt over `--gpus` processes, one job per card at a
 time (`CUDA_VISIBLE_DEVICES`), longest first; each job is this command with `--job`,
@@ -20,9 +20,9 @@ writing its output to `OUT/jobs/MODE-CASE.log` (and, prefixed with its card, to 
 and its result to `OUT/jobs/MODE-CASE.json`. On `--device cpu`, `--gpus N` runs N
 processes side by side on the CPU (their timings disturb each other: for tests). A job
 whose result exists is not run again: a run stopped by a time limit goes on where it
-stopped when the same command is started again; a job stopped halfway resumes from its
-database (its stored evaluations replayed, their costs counted to its budget; the
-tuning's time lost with the stop is not, which favours `long`).
+stopped when the same command is started again; a job stopped halfway continues from its
+database with what is left of its budget (its seconds less the stored evaluations'
+costs; the evaluation cut off by the stop is lost).
 
 Then one process on the first card times, per case, the long tuning's best, the short
 tuning's best and the short tuning's first evaluation after the default (the first
@@ -46,6 +46,7 @@ import signal
 import subprocess
 import sys
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 from mdh_bench.cases import Case, parse_cases
@@ -80,25 +81,31 @@ def jobs_folder(out: Path) -> Path:
 
 
 def run_job(args: argparse.Namespace, mode: str, case: Case) -> dict:
-    """Tune `case` as `mode` into the job's database; its result (`job_name`'s JSON)."""
+    """Tune `case` as `mode` into the job's database; its result (`job_name`'s JSON). A
+    database that holds evaluations already (a job stopped halfway) is continued with
+    what is left of the budget: its seconds less the stored evaluations' costs."""
     from mdh_bench.case_data import case_data
     from mdh_ir.database.store import Database
     from mdh_ir.tools.mdh_tune import summary
     from mdh_ir.tuning.tuner import Budget, Tuner
 
-    here = jobs_folder(args.out)
     data = case_data(case)
     budget = Budget.parse(args.long if mode == "long" else args.short)
-    db = Database(here / f"{job_name(mode, case.name)}.sqlite")
-    tuner = Tuner(data.module, db, args.device, "tpe", seed=0, transfer=mode == "short", shipped=args.shipped)
-    p = tuner.run(budget, inputs=data.inputs, reference=data.reference)
+    db = Database(jobs_folder(args.out) / f"{job_name(mode, case.name)}.sqlite")
+    tuner = Tuner(data.module, db, args.device, "tpe", seed=0, repeats=args.repeats, transfer=mode == "short",
+                  shipped=args.shipped)  # fmt: skip
+    spent = sum(e.cost for e in db.evaluations(tuner.key, tuner.info.key))
+    left = replace(budget, seconds=max(1.0, budget.seconds - spent)) if spent and budget.seconds else budget
+    if spent:
+        print(f"continuing after {spent:.1f} s of stored evaluations: {left}", flush=True)
+    p = tuner.run(left, inputs=data.inputs, reference=data.reference)
     print(summary(p, mode == "short"), flush=True)
     stored = db.evaluations(tuner.key, tuner.info.key)
     first = stored[1] if len(stored) > 1 else None
     return dict(
         case=case.name, mode=mode, budget=str(budget), device=f"{tuner.info.platform} | {tuner.info.name}",
-        evaluations=p.evaluations, replayed=p.replayed, failures=p.failures, elapsed=p.elapsed,
-        stored=len(stored), tuning_seconds=sum(e.cost for e in stored),
+        evaluations=len(stored), failures=sum(not e.ok for e in stored), tuning_seconds=sum(e.cost for e in stored),
+        continued_after=spent, last_run=dict(evaluations=p.evaluations, replayed=p.replayed, elapsed=p.elapsed),
         default=evaluation(p.default), best=evaluation(p.best), first=evaluation(first),
         seeds=[dict(seed=str(s), origin=s.origin, kin=s.kin, sizes=list(s.sizes), there=s.seconds,
                     **evaluation(e)) for s, e in p.seeds],  # type: ignore[arg-type]
@@ -274,7 +281,7 @@ def _ratio(value: float | None, good: bool) -> str:
 
 
 def _count(job: dict | None) -> str:
-    return f"{job['evaluations']} ({job['failures']})" if job else "n/a"
+    return f"{job['evaluations']} ({job['failures']}), {job['tuning_seconds']:.0f} s" if job else "n/a"
 
 
 def _plain(value: float | None) -> str:
@@ -303,7 +310,7 @@ def markdown(rows: list[dict], args: argparse.Namespace) -> str:
         f"evaluation after the default timed in turns ({args.rounds} rounds of {args.repeats} runs) on one card. "
         f"long/short >= {RATIO_WANTED} wanted; first/long <= {FIRST_WANTED} wanted on matmul.",
         "",
-        "| case | long: evals (failed) | short: evals (failed) | long best | short best | long/short "
+        "| case | long: evals (failed), s | short: evals (failed), s | long best | short best | long/short "
         "| first after default | first / long best | short's seeds |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
@@ -342,14 +349,21 @@ def report(args: argparse.Namespace, cases: list[Case], timed: dict) -> str:
 # --- the command line -----------------------------------------------------------------------
 
 
-def check_new(cases: list[Case], shipped_path: Path | None) -> None:
-    """Refuse a case whose computation the shipped file holds at the case's sizes."""
+def check_cases(cases: list[Case], shipped_path: Path | None, device: str) -> None:
+    """Refuse a case whose computation the shipped file holds at the case's sizes, and a
+    device of which it holds nothing (the short tunings would have no seeds)."""
     from mdh_bench.entries import ENTRIES
     from mdh_ir.database import shipped
     from mdh_ir.database.store import describe
+    from mdh_ir.runtime import device_info
     from mdh_ir.semantics.reference import find_compute
 
-    known = {(e["family"], tuple(e["sizes"])) for e in shipped.load(shipped_path) if "family" in e}
+    entries = shipped.load(shipped_path)
+    model = device_info(device).key.rsplit("|", 1)[0]
+    if not any(e["device"].rsplit("|", 1)[0] == model for e in entries):
+        held = sorted({e["device"].rsplit("|", 1)[0] for e in entries}) or ["nothing"]
+        raise SystemExit(f"the shipped configurations hold nothing of {model} (they hold {', '.join(held)})")
+    known = {(e["family"], tuple(e["sizes"])) for e in entries if "family" in e}
     for case in cases:
         mine = describe(find_compute(ENTRIES[case.entry].build(**case.sizes)))
         if (mine["family"], tuple(mine["sizes"])) in known:
@@ -366,7 +380,7 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--out", type=Path, default=os.environ.get("OUT"), help="results folder (default $OUT)")
     parser.add_argument("--results", type=Path, help="the RESULTS.md to write the section to (default OUT/RESULTS.md)")
     parser.add_argument("--shipped", type=Path, help="shipped configurations (default: the package's shipped.json)")
-    parser.add_argument("--repeats", type=int, default=10, help="runs per configuration and round in turns")
+    parser.add_argument("--repeats", type=int, default=10, help="timed runs per candidate, and per round in turns")
     parser.add_argument("--rounds", type=int, default=5, help="rounds of the timing in turns")
     parser.add_argument("--job", help=argparse.SUPPRESS)  # MODE/CASE: one job
     parser.add_argument("--retime", action="store_true", help=argparse.SUPPRESS)  # the final timing
@@ -391,7 +405,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.retime:
         (args.out / "retimed.json").write_text(json.dumps(retime(args, cases), indent=1) + "\n")
         return 0
-    check_new(cases, args.shipped)
+    check_cases(cases, args.shipped, args.device)
     jobs_folder(args.out).mkdir(parents=True, exist_ok=True)
     cards = slots(args)
     signal.signal(signal.SIGTERM, stop_running)

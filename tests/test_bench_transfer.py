@@ -40,7 +40,10 @@ def test_orders_longest_first_and_refuses_shipped_sizes(tmp_path: Path) -> None:
     ]  # fmt: skip
     _shipped(tmp_path / "shipped.json")
     with pytest.raises(SystemExit, match="matmul:32x32x32: the shipped configurations hold these sizes"):
-        transfer.check_new(parse_cases("matmul:32x32x32", "cpu"), tmp_path / "shipped.json")
+        transfer.check_cases(parse_cases("matmul:32x32x32", "cpu"), tmp_path / "shipped.json", "cpu")
+    transfer.check_cases(parse_cases(CASES, "cpu"), tmp_path / "shipped.json", "cpu")
+    with pytest.raises(SystemExit, match="the shipped configurations hold nothing of Portable Computing Language"):
+        transfer.check_cases(parse_cases(CASES, "cpu"), None, "cpu")  # the package's: the H100's only
 
 
 def test_two_processes_tune_both_ways_and_report_the_ratios(tmp_path: Path) -> None:
@@ -48,7 +51,7 @@ def test_two_processes_tune_both_ways_and_report_the_ratios(tmp_path: Path) -> N
     _shipped(shipped)
     out = tmp_path / "out"
     command = [sys.executable, "-m", "mdh_bench.transfer", "--device", "cpu", "--cases", CASES, "--long", "6s",
-               "--short", "3s", "--gpus", "2", "--out", str(out), "--shipped", str(shipped), "--repeats", "3",
+               "--short", "4s", "--gpus", "2", "--out", str(out), "--shipped", str(shipped), "--repeats", "3",
                "--rounds", "2"]  # fmt: skip
     run = subprocess.run(command, capture_output=True, text=True, timeout=240)
     assert run.returncode == 0, run.stderr[-3000:]
@@ -57,7 +60,7 @@ def test_two_processes_tune_both_ways_and_report_the_ratios(tmp_path: Path) -> N
     assert list(rows) == CASES.split(",")
     for row in rows.values():
         long, short = row["long"], row["short"]
-        assert (long["mode"], long["budget"], short["mode"], short["budget"]) == ("long", "6s", "short", "3s")
+        assert (long["mode"], long["budget"], short["mode"], short["budget"]) == ("long", "6s", "short", "4s")
         assert long["seeds"] == [] and long["evaluations"] >= 2 and short["evaluations"] >= 2
         assert long["first"]["technique"] != "transfer"
         assert row["long_best"] > 0 and row["short_best"] > 0 and row["first"] > 0
@@ -73,3 +76,14 @@ def test_two_processes_tune_both_ways_and_report_the_ratios(tmp_path: Path) -> N
     section = (out / "RESULTS.md").read_text()
     assert "<!-- begin cpu transfer -->" in section and "| matmul:40x36x24 |" in section
     assert "from the shipped configurations" in section and "shipped: same computation at 32x32x32" in section
+
+    # run again, one job's result gone (as if stopped halfway): only that job runs, and
+    # it continues its database with what is left of its budget
+    (out / "jobs" / "long-matvec_96x64.json").unlink()
+    others = {p: p.stat().st_mtime for p in (out / "jobs").glob("*.log") if "long-matvec" not in p.name}
+    again = subprocess.run(command, capture_output=True, text=True, timeout=240)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert "continuing after" in (out / "jobs" / "long-matvec_96x64.log").read_text()
+    assert {p: p.stat().st_mtime for p in others} == others
+    resumed = json.loads((out / "jobs" / "long-matvec_96x64.json").read_text())
+    assert resumed["continued_after"] > 0 and resumed["evaluations"] >= rows["matvec:96x64"]["long"]["evaluations"]
