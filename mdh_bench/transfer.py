@@ -1,5 +1,7 @@
-"""`python -m mdh_bench.transfer`: does a short tuning of a size never tuned, starting from
-the shipped configurations, reach what a long tuning without them finds?
+"""`python -m mdh_bench.transfer`: short tunings from the shipped configurations against long ones without.
+
+Does a short tuning of a size never tuned, starting from the shipped configurations,
+reach what a long tuning without them finds?
 
     python -m mdh_bench.transfer --device gpu [--cases C,...] [--long 15m] [--short 2m]
                                  [--gpus N] [--out DIR] [--results FILE] [--shipped FILE]
