@@ -238,7 +238,7 @@ def merge(
         log(f"RESULTS.md not updated (the CSV and JSON are):\n{traceback.format_exc()}")
         return
     for key, text in sections.items():
-        _write_section(out / "RESULTS.md", key, text)
+        write_section(out / "RESULTS.md", key, text)
 
 
 def read(out: Path, device: str) -> tuple[list[RunInfo], list[dict[str, str]]]:
@@ -260,7 +260,7 @@ def _run_info(d: dict) -> RunInfo:
     return RunInfo(**{**d, "roofline": roofline})
 
 
-def _write_section(path: Path, key: str, text: str) -> None:
+def write_section(path: Path, key: str, text: str) -> None:
     """Replace the section `key` (a device, or `DEVICE sweep NAME`) of RESULTS.md, or add it."""
     current = path.read_text() if path.exists() else PREAMBLE.format(title=TITLE)
     block = f"<!-- begin {key} -->\n{text}\n<!-- end {key} -->\n"

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -117,3 +119,47 @@ def test_tuner_evaluates_a_transferred_seed_first_and_starts_from_it(tmp_path) -
     assert result.seconds < progress.default.seconds
     assert starts == [config_params(tuner.op, tuner.info, seed.config)]
     assert "from database: same computation at 32x8" in summary(progress)
+
+
+def test_tuner_without_transfer_evaluates_no_seed(tmp_path) -> None:
+    """`transfer=False` (`mdh-tune --no-seeds`): the same second tuning as above starts
+    from the default alone, though the database knows the other size; its summary says
+    the seeds were turned off."""
+    db = Database(tmp_path / "t.sqlite")
+    timed = dict(repeats=3, worker="tests.timed_worker")
+    Tuner(CATALOG["matvec"].build(i=32, k=8), db, "cpu", "random", seed=3, **timed).run(Budget.parse("4evals"))
+    tuner = Tuner(CATALOG["matvec"].build(i=24, k=16), db, "cpu", "random", seed=4, transfer=False, **timed)
+    progress = tuner.run(Budget.parse("2evals"))
+    assert progress.seeds == []
+    assert "transfer" not in [e.technique for e in db.evaluations(tuner.key, tuner.info.key)]
+    assert "seeds: 0 (--no-seeds)" in summary(progress, transfer=False)
+
+
+def test_seeds_read_the_shipped_file_given(tmp_path) -> None:
+    """`seeds(shipped_path=...)` (the tuner's `shipped`) reads that file instead of the package's."""
+    device = PRESETS["cpu"]
+    config = str(default_config(matmul(40, 40, 40), device).with_(unroll=4).to_attr())
+    path = tmp_path / "other.json"
+    path.write_text(json.dumps([dict(device=device.key, config=config, seconds=1.0) | describe(matmul(40, 40, 40))]))
+    found = seeds(matmul(50, 50, 50), device, None, shipped_path=path)
+    assert [(s.origin, s.sizes) for s in found] == [("shipped", (40, 40, 40))]
+    assert seeds(matmul(50, 50, 50), device, None, shipped_path=tmp_path / "missing.json") == []
+
+
+def test_mdh_tune_no_seeds(tmp_path) -> None:
+    """`mdh-tune --no-seeds` tunes a new size from the default alone, though the database
+    knows another size; without it the same command evaluates that size's pick adapted."""
+    source = tmp_path / "matvec.mlir"
+    source.write_text(str(CATALOG["matvec"].build(i=24, k=16)))
+    outputs = {}
+    for flags in ([], ["--no-seeds"]):
+        db = tmp_path / f"t{len(flags)}.sqlite"
+        known = Tuner(CATALOG["matvec"].build(i=32, k=8), Database(db), "cpu", "random", seed=3, repeats=2)
+        assert known.run(Budget.parse("3evals")).best is not None
+        tune = [sys.executable, "-m", "mdh_ir.tools.mdh_tune", str(source), "--device", "cpu", "--budget", "3evals",
+                "--db", str(db), "--repeats", "2", *flags]  # fmt: skip
+        run = subprocess.run(tune, capture_output=True, text=True, timeout=120)
+        assert run.returncode == 0, run.stderr
+        outputs[bool(flags)] = run.stdout
+    assert "seeds: 1\n" in outputs[False] and "from database: same computation at 32x8" in outputs[False]
+    assert "seeds: 0 (--no-seeds)" in outputs[True]

@@ -3,14 +3,16 @@
     mdh-tune f.mlir [--device D] --budget 60s|200evals [--technique tpe|anneal|random|ga|model]
              [--seed S] [--db FILE|URL] [--repeats N] [--timeout SECONDS] [-o tuned.mlir]
              [--plot run.png] [--compare tpe,anneal,random] [--build-workers N]
-             [--workers N] [--device D1,D2,...] [--allow-large]
+             [--workers N] [--device D1,D2,...] [--allow-large] [--no-seeds]
 
 Every evaluation is stored in the tuning database (`--db`, default `$MDH_TUNING_DB` or
 `~/.cache/mdh_ir/tuning.sqlite`): a killed run resumes where it stopped, and a later run
 or `mdh_ir.driver.compile_module` reuses the best configuration found. A size never tuned
 starts from what is known of other sizes (the database's and the shipped configurations
 of the same computation, then of similar ones, adapted to these sizes): the summary lists
-these seeds, where each came from and its time here, and where the tuning's time went
+these seeds, where each came from and its time here (`--no-seeds`: none, the tuning
+starts from the default and the database's best of these sizes alone, as a tuner
+without transfer does), and where the tuning's time went
 (seconds and shares of lowering, the OpenCL build, the checked run, the cache flushes,
 the timed runs, ...: `mdh_ir.tuning.evaluate.PHASES`). `-o` writes the
 IR with the best configuration in the op's `config`, so `mdh-opt --lower-to-opencl` and
@@ -97,11 +99,13 @@ class ProgressBar:
             sys.stderr.write("\n")
 
 
-def summary(p: Progress) -> str:
-    d, b = p.default, p.best
+def summary(p: Progress, transfer: bool = True) -> str:
+    """The tuning's counts, default, seeds (`transfer`: whether it looked for any),
+    best and where its time went."""
+    d = p.default
     lines = [f"evaluations: {p.evaluations} ({p.replayed} from the database, {p.failures} failed)"]
     lines.append(f"default: {format_seconds(d.seconds) if d and d.ok else f'failed ({d.status})' if d else 'failed'}")
-    none = " (nothing known of other sizes or similar computations)"
+    none = " (nothing known of other sizes or similar computations)" if transfer else " (--no-seeds)"
     lines.append(f"seeds: {len(p.seeds)}" + ("" if p.seeds else none))
     for seed, e in p.seeds:
         here = format_seconds(e.seconds) if e.ok else e.status
@@ -210,8 +214,8 @@ def run_worker(args: argparse.Namespace, module: ModuleOp, budget: Budget, devic
     mine = share(budget, args.workers, i)
     bar = ProgressBar(mine, f"worker {i}: ", lines=True)
     tuner = Tuner(module, Database(target), device, args.technique, args.seed, args.repeats, args.timeout, bar,
-                  sharing=sharing, build_workers=args.build_workers)  # fmt: skip
-    print(summary(tuner.run(mine)))
+                  sharing=sharing, build_workers=args.build_workers, transfer=not args.no_seeds)  # fmt: skip
+    print(summary(tuner.run(mine), not args.no_seeds))
     return 0
 
 
@@ -254,14 +258,14 @@ def run_alone(args: argparse.Namespace, module: ModuleOp, budget: Budget) -> dic
         bar = ProgressBar(budget, f"{name}: " if args.compare else "")
         tuner = Tuner(
             module, db, args.device, name, args.seed, args.repeats, args.timeout, bar,
-            build_workers=args.build_workers,
+            build_workers=args.build_workers, transfer=not args.no_seeds,
         )  # fmt: skip
         try:
             runs[name] = tuner.run(budget)
         finally:
             bar.close()
         print(f"== {name}" if args.compare else f"device: {tuner.info.platform} | {tuner.info.name}")
-        print(summary(runs[name]))
+        print(summary(runs[name], not args.no_seeds))
     if args.plot:
         each = f"{budget} each, from a fresh database" if args.compare else str(budget)
         plot(runs, args.plot, f"{the_compute(module).comp_name.data} on {tuner.info.name} ({each})")
@@ -323,6 +327,10 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument(
         "--build-workers", type=int, help="processes building candidates ahead (default: GPU min(8, cores-1), CPU 0)"
     )
+    parser.add_argument(
+        "--no-seeds", action="store_true",
+        help="start from the default alone: no configurations of other sizes (database or shipped)",
+    )  # fmt: skip
     parser.add_argument("-o", "--output", help="write the tuned IR here")
     parser.add_argument("--plot", help="write a PNG of best time against evaluations/seconds")
     parser.add_argument("--workers", type=int, help="worker processes sharing the tuning database")

@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 from mdh_ir.database import shipped
 from mdh_ir.database.store import Database, describe, parse_computation, parse_config
@@ -69,11 +70,14 @@ class _Known:
     seconds: float
 
 
-def seeds(op: ComputeOp, info: DeviceInfo, db: Database | None, limit: int = MAX_SEEDS) -> list[Seed]:
-    """Up to `limit` distinct seeds for `op` on `info` (module docstring)."""
+def seeds(
+    op: ComputeOp, info: DeviceInfo, db: Database | None, limit: int = MAX_SEEDS, shipped_path: Path | None = None
+) -> list[Seed]:
+    """Up to `limit` distinct seeds for `op` on `info` (module docstring); the shipped
+    configurations are read from `shipped_path` (default: the package's `shipped.json`)."""
     found: list[Seed] = []
     texts: set[str] = set()
-    for known in _known(op, info, db):
+    for known in _known(op, info, db, shipped_path):
         try:
             cfg = adapt(parse_config(known.config, op), known.sizes, op, info)
         except Exception:  # noqa: BLE001 - a damaged row is no seed
@@ -87,7 +91,7 @@ def seeds(op: ComputeOp, info: DeviceInfo, db: Database | None, limit: int = MAX
     return found
 
 
-def _known(op: ComputeOp, info: DeviceInfo, db: Database | None) -> list[_Known]:
+def _known(op: ComputeOp, info: DeviceInfo, db: Database | None, shipped_path: Path | None) -> list[_Known]:
     """The best configurations of the same and of similar computations at other sizes on
     this device, same computation first, then nearest sizes first."""
     mine = describe(op)
@@ -111,7 +115,7 @@ def _known(op: ComputeOp, info: DeviceInfo, db: Database | None) -> list[_Known]
                 continue
             add("database", keys, best.config, best.seconds)
     model = info.key.rsplit("|", 1)[0]
-    for e in shipped.load():
+    for e in shipped.load(shipped_path):
         if "family" in e and e["device"].rsplit("|", 1)[0] == model:
             add("shipped", e, e["config"], e["seconds"])
 

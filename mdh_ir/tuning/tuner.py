@@ -2,7 +2,8 @@
 
 The default configuration is evaluated first, then the best configuration the database
 already knows, then the seeds (`mdh_ir.tuning.transfer`: the best configurations of the
-same computation at other sizes and of similar computations, adapted to these sizes). The
+same computation at other sizes and of similar computations, adapted to these sizes;
+none with `transfer=False`, `mdh-tune --no-seeds`). The
 technique starts from the fastest of the default (`Technique.start_from`), the seeds, and
 the database's best where that is an earlier tuning's confirmed pick: a continued tuning
 searches around it instead of starting over (a killed run left no confirmed pick, so its
@@ -54,6 +55,7 @@ import time
 from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -184,9 +186,14 @@ class Tuner:
         worker: str = "mdh_ir.tuning.evaluate",
         build_workers: int | None = None,
         sharing: Sharing | None = None,
+        transfer: bool = True,
+        shipped: Path | None = None,
     ):
         """`build_workers`: processes building candidates ahead (`default_build_workers`
-        by default; 0: the evaluation worker compiles each)."""
+        by default; 0: the evaluation worker compiles each). `transfer`: start from the
+        seeds (`mdh_ir.tuning.transfer`); without it, from the default and the database's
+        best of these sizes only, as before transfer existed. `shipped`: the shipped
+        configurations' file the seeds are read from (default: the package's)."""
         self.module = module
         self.op = find_compute(module)
         self.db = db
@@ -198,6 +205,7 @@ class Tuner:
         self.repeats, self.timeout, self.worker = repeats, timeout, worker
         self.build_workers = default_build_workers(self.info.kind) if build_workers is None else build_workers
         self.on_progress = progress or (lambda p: None)
+        self.transfer, self.shipped = transfer, shipped
         self.key = db.add_computation(self.op)
 
     def make_technique(self, name: str, seed: int) -> Technique:
@@ -275,7 +283,7 @@ class Tuner:
                 return result
 
             default = default_config(self.op, self.info)
-            found = seeds(self.op, self.info, self.db)
+            found = seeds(self.op, self.info, self.db, shipped_path=self.shipped) if self.transfer else []
             for cfg in (default, *(seed.config for seed in found)):
                 if stored(str(cfg.to_attr())) is None:
                     pool.submit(str(cfg.to_attr()), cfg)
