@@ -135,6 +135,18 @@ def test_tuner_without_transfer_evaluates_no_seed(tmp_path) -> None:
     assert "seeds: 0 (--no-seeds)" in summary(progress, transfer=False)
 
 
+def test_summary_says_when_the_budget_left_the_seeds_untried(tmp_path) -> None:
+    """A tuning whose budget ends with the default (one evaluation) tries none of the
+    seeds it found, and its summary says so instead of "nothing known"."""
+    db = Database(tmp_path / "t.sqlite")
+    timed = dict(repeats=3, worker="tests.timed_worker")
+    Tuner(CATALOG["matvec"].build(i=32, k=8), db, "cpu", "random", seed=3, **timed).run(Budget.parse("4evals"))
+    tuner = Tuner(CATALOG["matvec"].build(i=24, k=16), db, "cpu", "random", seed=4, **timed)
+    progress = tuner.run(Budget.parse("1evals"))
+    assert progress.seeds == [] and progress.seeds_found == 1
+    assert "seeds: 0 (1 found; the budget ran out before them)" in summary(progress)
+
+
 def test_seeds_read_the_shipped_file_given(tmp_path) -> None:
     """`seeds(shipped_path=...)` (the tuner's `shipped`) reads that file instead of the package's."""
     device = PRESETS["cpu"]

@@ -105,7 +105,12 @@ def summary(p: Progress, transfer: bool = True) -> str:
     d = p.default
     lines = [f"evaluations: {p.evaluations} ({p.replayed} from the database, {p.failures} failed)"]
     lines.append(f"default: {format_seconds(d.seconds) if d and d.ok else f'failed ({d.status})' if d else 'failed'}")
-    none = " (nothing known of other sizes or similar computations)" if transfer else " (--no-seeds)"
+    if not transfer:
+        none = " (--no-seeds)"
+    elif p.seeds_found:
+        none = f" ({p.seeds_found} found; the budget ran out before them)"
+    else:
+        none = " (nothing known of other sizes or similar computations)"
     lines.append(f"seeds: {len(p.seeds)}" + ("" if p.seeds else none))
     for seed, e in p.seeds:
         here = format_seconds(e.seconds) if e.ok else e.status

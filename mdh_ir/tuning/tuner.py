@@ -137,6 +137,8 @@ class Progress:
     seeds: list[tuple[Seed, Evaluation]] = field(default_factory=list)
     """The transferred configurations tried before the search, and their results (one
     already evaluated, such as the default, is not evaluated again)."""
+    seeds_found: int = 0
+    """The transferred configurations found; those past the budget are not tried."""
     phases: dict[str, float] = field(default_factory=dict)
     """Where `elapsed` went, in seconds: the phases of the evaluations measured in this
     run (`evaluate.PHASES`), `replayed` (the stored costs of those replayed from the
@@ -284,6 +286,7 @@ class Tuner:
 
             default = default_config(self.op, self.info)
             found = seeds(self.op, self.info, self.db, shipped_path=self.shipped) if self.transfer else []
+            progress.seeds_found = len(found)
             for cfg in (default, *(seed.config for seed in found)):
                 if stored(str(cfg.to_attr())) is None:
                     pool.submit(str(cfg.to_attr()), cfg)
