@@ -1,11 +1,12 @@
-"""The TF32 tensor-core lowering (`mdh-mma`, `mma = "tf32"`), checked without a GPU.
+"""The tensor-core lowering (`mdh-mma`, `mma = "tf32"`, "f16", "bf16"), checked without a GPU.
 
 The configuration checks see a model of the test device with tensor cores (compute
 capability 9.0); the lowering for the test device itself has none, so each
 `lowlevel.mma` runs as FMAs over the same fragment layout (`lowlevel-expand-mma`): the
 fragment loads, accumulators and write-back run as on tensor cores and are compared
-with the reference within the TF32 tolerance. tests/test_mma_gpu.py runs the inline
-PTX on an NVIDIA GPU.
+with the reference within the precision's tolerance (for f16 and bf16 the registers
+packed two 16-bit elements each are unpacked and widened by the emulation).
+tests/test_mma_gpu.py runs the inline PTX on an NVIDIA GPU.
 """
 
 from __future__ import annotations
@@ -14,10 +15,13 @@ import dataclasses
 
 import numpy as np
 import pytest
+from xdsl.dialects.builtin import i32
+from xdsl.ir import Block
+from xdsl.utils.exceptions import VerifyException
 
-from mdh_ir.builder import Input, Output, cc, compute_module, f32, pw
+from mdh_ir.builder import Input, Output, bf16, cc, compute_module, f16, f32, pw
 from mdh_ir.device import PRESETS
-from mdh_ir.dialects.lowlevel import MmaOp
+from mdh_ir.dialects.lowlevel import LoadWidenedOp, MmaOp
 from mdh_ir.driver.compiler import configure, lower_configured
 from mdh_ir.emit_opencl import opencl_source
 from mdh_ir.runtime import device_info, select_device
@@ -25,19 +29,30 @@ from mdh_ir.runtime.program import Program
 from mdh_ir.schedule.constraints import violations
 from mdh_ir.schedule.default_config import default_config
 from mdh_ir.semantics.reference import find_compute, random_inputs
-from mdh_ir.tuning.space import Infeasible, RandomTrial, mma_drawable, sample_config
+from mdh_ir.tuning.space import Infeasible, RandomTrial, mma_kind, sample_config
 from tests.lowering_check import TEST_DEVICE, check_outputs
 
 DRAWS = 3
 
 
-def matmul(i: int, j: int, k: int, transposed: bool = False, precision: str = "tf32"):
-    """C[i, j] = sum_k A[i, k] B[k, j] (B stored as [j, k] where `transposed`)."""
-    b = Input("B", f32, "j, k" if transposed else "k, j")
+KINDS = {"tf32": (f32, "tf32"), "f16": (f16, "ieee"), "bf16": (bf16, "ieee")}
+"""Per mma kind, the input type and precision of an op it computes."""
+
+
+def matmul(i: int, j: int, k: int, transposed: bool = False, precision: str = "tf32", t=f32):
+    """C[i, j] = sum_k A[i, k] B[k, j] of inputs of type `t` (B stored as [j, k] where
+    `transposed`)."""
+    b = Input("B", t, "j, k" if transposed else "k, j")
     return compute_module(
-        "mm", {"i": i, "j": j, "k": k}, [Input("A", f32, "i, k"), b], [Output("C", f32, "i, j")],
+        "mm", {"i": i, "j": j, "k": k}, [Input("A", t, "i, k"), b], [Output("C", f32, "i, j")],
         lambda x, y: x * y, [cc, cc, pw("add")], precision=precision,
     )  # fmt: skip
+
+
+def kind_matmul(kind: str, i: int, j: int, k: int, transposed: bool = False):
+    """The matmul that mma `kind` computes."""
+    t, precision = KINDS[kind]
+    return matmul(i, j, k, transposed, precision, t)
 
 
 def with_tensor_cores(info):
@@ -45,15 +60,15 @@ def with_tensor_cores(info):
 
 
 def mma_config(op, info, rng: np.random.Generator, tries: int = 5000):
-    """A legal configuration with mma "tf32" drawn from the tuning space."""
+    """A legal configuration with mma other than "none" drawn from the tuning space."""
     for _ in range(tries):
         try:
             cfg = sample_config(op, info, RandomTrial(rng))
         except Infeasible:
             continue
-        if cfg.mma == "tf32":
+        if cfg.mma != "none":
             return cfg
-    raise AssertionError("no legal configuration with mma 'tf32' drawn")
+    raise AssertionError("no legal configuration with mma drawn")
 
 
 def emulated(module, cfg) -> Program:
@@ -73,18 +88,19 @@ def run_emulated(module, cfg, inputs):
 
 
 SIZES = [(16, 8, 8), (33, 17, 9), (128, 128, 64), (37, 29, 23), (31, 64, 17)]
+SIZES_16 = [(32, 16, 16), (33, 17, 19), (128, 64, 64), (37, 29, 47), (31, 64, 33)]
+"""Sizes for the 16-bit kinds, whose fragments take 16 along k."""
 
 
-@pytest.mark.parametrize("transposed", [False, True])
-@pytest.mark.parametrize("sizes", SIZES, ids=lambda s: "x".join(map(str, s)))
-def test_random_mma_configurations(sizes, transposed: bool) -> None:
-    module = matmul(*sizes, transposed=transposed)
+def check_random_configurations(kind: str, sizes, transposed: bool, seed0: int) -> None:
+    module = kind_matmul(kind, *sizes, transposed=transposed)
     op = find_compute(module)
     info = with_tensor_cores(device_info(TEST_DEVICE))
     for draw in range(DRAWS):
-        seed = 100 * SIZES.index(sizes) + 10 * transposed + draw
+        seed = seed0 + 10 * transposed + draw
         rng = np.random.default_rng(seed)
         cfg = mma_config(op, info, rng)
+        assert cfg.mma == kind
         inputs = random_inputs(op, rng)
         try:
             check_outputs(module, inputs, run_emulated(module, cfg, inputs))
@@ -92,18 +108,60 @@ def test_random_mma_configurations(sizes, transposed: bool) -> None:
             raise AssertionError(f"sizes {sizes} draw {draw} (seed {seed}), config {cfg}: {e}") from e
 
 
-def test_lowered_with_tensor_cores_holds_the_mma() -> None:
+@pytest.mark.parametrize("transposed", [False, True])
+@pytest.mark.parametrize("sizes", SIZES, ids=lambda s: "x".join(map(str, s)))
+def test_random_mma_configurations(sizes, transposed: bool) -> None:
+    check_random_configurations("tf32", sizes, transposed, 100 * SIZES.index(sizes))
+
+
+@pytest.mark.parametrize("transposed", [False, True])
+@pytest.mark.parametrize("sizes", SIZES_16, ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("kind", ["f16", "bf16"])
+def test_random_16_bit_mma_configurations(kind: str, sizes, transposed: bool) -> None:
+    """f16 and bf16 fragments (m16n8k16, two elements a register) at awkward sizes: k
+    of 19, 47 and 33 pads the last fragment step."""
+    check_random_configurations(kind, sizes, transposed, 1000 + 100 * SIZES_16.index(sizes))
+
+
+INSTRUCTIONS = {
+    "tf32": "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32",
+    "f16": "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32",
+    "bf16": "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
+}
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_lowered_with_tensor_cores_holds_the_mma(kind: str) -> None:
     """For a device with tensor cores the lowering keeps `lowlevel.mma` (printed as
-    inline PTX) and reads no input in the private-tile loops any more."""
-    module = matmul(64, 32, 16)
+    inline PTX) and reads no input in the private-tile loops any more; the 16-bit kinds'
+    A and B registers are 32-bit words of two elements, never widened to floats."""
+    module = kind_matmul(kind, 64, 32, 32)
     op = find_compute(module)
     info = with_tensor_cores(PRESETS["gpu"])
     cfg = mma_config(op, info, np.random.default_rng(0))
     configured, _ = configure(module, info, cfg)
     lowered = lower_configured(configured, info)
     mmas = [o for o in lowered.walk() if isinstance(o, MmaOp)]
-    assert mmas and all(o.kind.data == "tf32" for o in mmas)
-    assert "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32" in opencl_source(lowered)
+    assert mmas and all(o.kind.data == kind for o in mmas)
+    registers = {str(v.type) for o in mmas for v in [*o.a, *o.b]}
+    assert registers == {"f32" if kind == "tf32" else "i32"}
+    assert not any(isinstance(o, LoadWidenedOp) for o in lowered.walk())
+    assert INSTRUCTIONS[kind] in opencl_source(lowered)
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_mma_op_takes_its_kinds_registers(kind: str) -> None:
+    """TF32 registers are f32, a 16-bit kind's i32 (two elements each)."""
+    block = Block(arg_types=[f32, i32])
+    words = {"f32": block.args[0], "i32": block.args[1]}
+    right = "f32" if kind == "tf32" else "i32"
+    for register, ok in ((right, True), ({"f32": "i32", "i32": "f32"}[right], False)):
+        mma = MmaOp(kind, [words[register]] * 4, [words[register]] * 2, [block.args[0]] * 4)
+        if ok:
+            mma.verify()
+        else:
+            with pytest.raises(VerifyException, match=f"registers are {right}"):
+                mma.verify()
 
 
 def rules(op, cfg, info) -> list[str]:
@@ -132,6 +190,11 @@ def test_mma_rule() -> None:
     assert "no whole number of warps" in message(num_wi=(1, 16, 1), lt_size=(16, 16, 8))
     assert "inp_mem 'lcl'" in message(inp_mem=(("lcl", "glb"), ("glb", "glb")))
     assert "multiple of the fragment's K = 8" in message(pt_size=(16, 1, 4), lt_size=(32, 16, 4))
+    half = find_compute(kind_matmul("f16", 32, 16, 16))
+    f16_cfg = default_config(half, info).with_(**{**MMA_BASE, "mma": "f16"})
+    assert rules(half, f16_cfg.with_(lt_size=(32, 16, 16), pt_size=(16, 1, 16)), info) == []
+    found = [v.message for v in violations(half, f16_cfg, info) if v.rule == "mma"]
+    assert found and "multiple of the fragment's K = 16" in found[0]
     assert "block of 8 x 8" in message(pt_size=(2, 1, 8), num_wi=(4, 8, 1), lt_size=(8, 8, 8))
     assert "combine_layer 'end' or 'lt'" in message(combine_layer="pt")
     other = find_compute(compute_module(
@@ -142,23 +205,30 @@ def test_mma_rule() -> None:
     assert found == ["the scalar function is not one multiplication of its two inputs"]
 
 
-def test_mma_drawn_only_with_tensor_cores_and_tf32() -> None:
-    tf32, ieee = find_compute(matmul(64, 64, 64)), find_compute(matmul(64, 64, 64, precision="ieee"))
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_mma_drawn_only_with_tensor_cores_and_its_inputs(kind: str) -> None:
+    op = find_compute(kind_matmul(kind, 64, 64, 64))
+    ieee = find_compute(matmul(64, 64, 64, precision="ieee"))
+    mixed = find_compute(compute_module(
+        "mm", {"i": 64, "j": 64, "k": 64}, [Input("A", f16, "i, k"), Input("B", bf16, "k, j")],
+        [Output("C", f32, "i, j")], lambda x, y: x * y, [cc, cc, pw("add")],
+    ))  # fmt: skip
     gpu, cpu = PRESETS["gpu"], PRESETS["cpu"]
     assert gpu.tensor_cores and not cpu.tensor_cores
-    assert mma_drawable(tf32, gpu)
-    assert not mma_drawable(tf32, cpu)
-    assert not mma_drawable(ieee, gpu)
-    assert not mma_drawable(find_compute(matmul(64, 64, 4)), gpu)
+    assert mma_kind(op, gpu) == kind
+    assert mma_kind(op, cpu) == "none"
+    assert mma_kind(ieee, gpu) == mma_kind(mixed, gpu) == "none"
+    short = 4 if kind == "tf32" else 8  # below the fragment's K
+    assert mma_kind(find_compute(kind_matmul(kind, 64, 64, short)), gpu) == "none"
     rng = np.random.default_rng(1)
     drawn: dict[str, set[str]] = {"gpu": set(), "cpu": set()}
     for _ in range(300):
         for name, info in (("gpu", gpu), ("cpu", cpu)):
             try:
-                drawn[name].add(sample_config(tf32, info, RandomTrial(rng)).mma)
+                drawn[name].add(sample_config(op, info, RandomTrial(rng)).mma)
             except Infeasible:
                 pass
-    assert drawn == {"gpu": {"none", "tf32"}, "cpu": {"none"}}
+    assert drawn == {"gpu": {"none", kind}, "cpu": {"none"}}
 
 
 @pytest.mark.parametrize("sizes", [(256, 128, 48), (300, 200, 40)], ids=lambda s: "x".join(map(str, s)))

@@ -1,11 +1,11 @@
-"""The TF32 `mma.sync` lowering on an NVIDIA GPU with tensor cores: inline PTX through
-NVIDIA's OpenCL. Skipped where no such device is present (PoCL runs the same lowering
-as FMAs: tests/test_mma.py).
+"""The `mma.sync` lowering (TF32, f16, bf16) on an NVIDIA GPU with tensor cores: inline
+PTX through NVIDIA's OpenCL. Skipped where no such device is present (PoCL runs the same
+lowering as FMAs: tests/test_mma.py).
 
     MDH_MMA_GPU=gpu .venv/bin/python -m pytest -q -p no:xdist -s tests/test_mma_gpu.py
 
-checks random mma configurations at awkward sizes against the reference, then times
-matmul 4096^3 under a few hand-made mma configurations and prints TFLOP/s.
+checks random mma configurations of each kind at awkward sizes against the reference,
+then times matmul 4096^3 under a few hand-made mma configurations and prints TFLOP/s.
 """
 
 from __future__ import annotations
@@ -19,9 +19,10 @@ from mdh_ir.dialects.lowlevel import MmaOp
 from mdh_ir.driver import compile_module
 from mdh_ir.runtime import device_info, select_device
 from mdh_ir.schedule.default_config import default_config
+from mdh_ir.schedule.mma import SHAPES
 from mdh_ir.semantics.reference import find_compute, random_inputs
 from tests.lowering_check import check_outputs
-from tests.test_mma import SIZES, matmul, mma_config
+from tests.test_mma import SIZES, SIZES_16, kind_matmul, mma_config
 
 
 def nvidia_device():
@@ -39,14 +40,18 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-@pytest.mark.parametrize("sizes", SIZES, ids=lambda s: "x".join(map(str, s)))
-def test_random_mma_configurations_on_tensor_cores(sizes) -> None:
-    module = matmul(*sizes)
+CASES = [("tf32", s) for s in SIZES] + [(kind, s) for kind in ("f16", "bf16") for s in SIZES_16]
+
+
+@pytest.mark.parametrize(("kind", "sizes"), CASES, ids=lambda c: c if isinstance(c, str) else "x".join(map(str, c)))
+def test_random_mma_configurations_on_tensor_cores(kind: str, sizes) -> None:
+    module = kind_matmul(kind, *sizes)
     op = find_compute(module)
     info = device_info(DEVICE)
     for draw in range(3):
         rng = np.random.default_rng(7 * draw + sum(sizes))
         cfg = mma_config(op, info, rng)
+        assert cfg.mma == kind
         compiled = compile_module(module, DEVICE, cfg)
         assert any(isinstance(o, MmaOp) for o in compiled.lowered.walk())
         inputs = random_inputs(op, rng)
@@ -55,30 +60,33 @@ def test_random_mma_configurations_on_tensor_cores(sizes) -> None:
 
 HAND_MADE = [
     # step blocks (num_wi * pt_size) within the local memory that the exchange leaves
-    dict(num_wi=(16, 8, 1), pt_size=(8, 8, 8), lt_size=(128, 64, 16)),
-    dict(num_wi=(8, 16, 1), pt_size=(8, 4, 8), lt_size=(64, 64, 32)),
-    dict(num_wi=(16, 16, 1), pt_size=(4, 4, 8), lt_size=(64, 64, 32)),
+    dict(num_wi=(16, 8, 1), pt_size=(8, 8), lt_size=(128, 64, 16)),
+    dict(num_wi=(8, 16, 1), pt_size=(8, 4), lt_size=(64, 64, 32)),
+    dict(num_wi=(16, 16, 1), pt_size=(4, 4), lt_size=(64, 64, 32)),
 ]
+"""pt_size along k: the kind's fragment K."""
 
 
-def test_mma_matmul_4096_throughput() -> None:
+@pytest.mark.parametrize("kind", ["tf32", "f16", "bf16"])
+def test_mma_matmul_4096_throughput(kind: str) -> None:
     n = 4096
-    module = matmul(n, n, n)
+    module = kind_matmul(kind, n, n, n)
     op = find_compute(module)
     info = device_info(DEVICE)
     rng = np.random.default_rng(0)
-    inputs = [rng.uniform(-1, 1, v.type.get_shape()).astype(np.float32) for v in op.inputs]  # type: ignore
+    inputs = random_inputs(op, rng)
     base = default_config(op, info)
     for shape in HAND_MADE:
         cfg = base.with_(
-            **shape, num_wg=(n // shape["lt_size"][0], n // shape["lt_size"][1], 1),
+            **{**shape, "pt_size": (*shape["pt_size"], SHAPES[kind][2])},
+            num_wg=(n // shape["lt_size"][0], n // shape["lt_size"][1], 1),
             inp_mem=(("lcl", "lcl"), ("glb", "glb")), res_mem=("prv",), vector_width=1,
-            combine_layer="end", mma="tf32",
+            combine_layer="end", mma=kind,
         )  # fmt: skip
         compiled = compile_module(module, DEVICE, cfg)
         outputs, seconds = compiled.run(inputs, repeats=10)
         best = min(seconds)
-        print(f"matmul {n}^3 TF32 mma {shape}: {best * 1e3:.3f} ms, {2 * n**3 / best / 1e12:.1f} TFLOP/s")
+        print(f"matmul {n}^3 {kind} mma {shape}: {best * 1e3:.3f} ms, {2 * n**3 / best / 1e12:.1f} TFLOP/s")
         sample = rng.integers(0, n, (64, 2))
         a, b = (np.asarray(x, np.float64) for x in inputs)
         for i, j in sample:

@@ -13,7 +13,7 @@
   unrounded one: every read is rounded, in scalar and vector code.
 - The verifier's, the builder's and the front ends' refusals, the comparison's
   tolerances (unchanged for f32 ops), the device model's tensor cores and the rules
-  `tensor-cores`, `mma-inputs` and `implemented` on the `mma` decision.
+  `tensor-cores` and `mma-inputs` on the `mma` decision.
 """
 
 from __future__ import annotations
@@ -341,18 +341,20 @@ def rules(op, cfg, device) -> list[str]:
 
 
 def test_mma_decision_rules() -> None:
-    """`mma` other than "none" is refused: on PoCL for want of tensor cores, for inputs
-    it does not read, and f16 / bf16 (until their lowering exists) everywhere as not
-    generated; "none" breaks none of these rules; "tf32" is generated (rule `mma`:
-    tests/test_mma.py)."""
-    op = find_compute(matmul(f16, "ieee", 32, 32, 32))
-    cfg = default_config(op, PRESETS["gpu"])
+    """`mma` other than "none" is refused on PoCL for want of tensor cores and for inputs
+    it does not read; "none" breaks none of these rules; f16 fragments on f16 inputs
+    break none (rule `mma`, what fragments need of the tiles: tests/test_mma.py)."""
+    op = find_compute(matmul(f16, "ieee", 32, 16, 16))
+    cfg = default_config(op, PRESETS["gpu"]).with_(
+        num_wg=(1, 1, 1), num_wi=(2, 16, 1), lt_size=(32, 16, 16), pt_size=(16, 1, 16),
+        inp_mem=(("lcl", "lcl"), ("glb", "glb")), res_mem=("prv",), vector_width=1,
+    )  # fmt: skip
     assert rules(op, cfg, PRESETS["gpu"]) == []
-    assert rules(op, cfg.with_(mma="f16"), PRESETS["cpu"]) == ["tensor-cores", "implemented"]
-    assert rules(op, cfg.with_(mma="f16"), PRESETS["gpu"]) == ["implemented"]
-    assert rules(op, cfg.with_(mma="bf16"), PRESETS["gpu"]) == ["mma-inputs", "implemented"]
-    tf32, ieee = (find_compute(matmul(f32, p, 32, 32, 32)) for p in ("tf32", "ieee"))
-    assert "implemented" not in rules(tf32, cfg.with_(mma="tf32"), PRESETS["gpu"])
+    assert rules(op, cfg.with_(mma="f16"), PRESETS["cpu"]) == ["tensor-cores"]
+    assert rules(op, cfg.with_(mma="f16"), PRESETS["gpu"]) == []
+    assert rules(op, cfg.with_(mma="bf16"), PRESETS["gpu"]) == ["mma-inputs"]
+    tf32, ieee = (find_compute(matmul(f32, p, 32, 16, 16)) for p in ("tf32", "ieee"))
+    assert rules(tf32, cfg.with_(mma="tf32"), PRESETS["gpu"]) == []
     message = [v.message for v in violations(ieee, cfg.with_(mma="tf32"), PRESETS["gpu"])]
     assert message[0].startswith("mma 'tf32' rounds f32 inputs to TF32, which only the op's own precision")
 

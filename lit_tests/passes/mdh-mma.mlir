@@ -54,7 +54,7 @@ func.func @mm(%A: memref<32x8xf32>, %B: memref<8x16xf32>) -> memref<32x16xf32> {
 // CHECK-NOT:       lowlevel.round_tf32
 // CHECK:           lowlevel.view_load %{{.*}} : memref<8x16xf32, "lcl"> -> f32
 // CHECK-NOT:       lowlevel.round_tf32
-// CHECK:           %{{.*}} = lowlevel.mma "tf32" a(%[[A0]], %{{.*}}, %{{.*}}, %{{.*}}) b(%{{.*}}, %{{.*}}) c(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) -> f32, f32, f32, f32
+// CHECK:           %{{.*}} = lowlevel.mma "tf32" a(%[[A0]], %{{.*}}, %{{.*}}, %{{.*}} : f32, f32, f32, f32) b(%{{.*}}, %{{.*}} : f32, f32) c(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) -> f32, f32, f32, f32
 // CHECK-COUNT-3:   lowlevel.mma "tf32"
 // CHECK:           lowlevel.barrier
 // CHECK-NEXT:    }

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import ClassVar
+from typing import ClassVar, NamedTuple
 
 from xdsl.dialects import arith, memref, vector
 from xdsl.dialects.builtin import (
@@ -61,6 +61,8 @@ from xdsl.dialects.builtin import (
     SymbolRefAttr,
     UnitAttr,
     VectorType,
+    bf16,
+    f16,
     f32,
 )
 from xdsl.dialects.utils import parse_func_op_like, print_func_op_like
@@ -281,7 +283,9 @@ class ViewLoadOp(IRDLOperation):
     With a vector result of N lanes (`mdh-vectorize`), it reads N consecutive elements
     along the last axis, from the position the map gives (boundary "none" only).
 
-    Its result is the element's read type (`read_type`: f32 for f16 and bf16 buffers).
+    Its result is the element's read type (`read_type`: f32 for f16 and bf16 buffers),
+    or for a 16-bit float buffer with `widen` False, the element as stored (its bits, as
+    `mdh-mma` packs them into registers).
     """
 
     name = "lowlevel.view_load"
@@ -308,9 +312,10 @@ class ViewLoadOp(IRDLOperation):
         boundary: str,
         lanes: int = 1,
         limits: Sequence[SSAValue] = (),
+        widen: bool = True,
     ):
         assert isinstance(source.type, MemRefType)
-        elem = read_type(source.type.element_type)
+        elem = read_type(source.type.element_type) if widen else source.type.element_type
         super().__init__(
             operands=[source, dims, syms, limits],
             properties={"map": amap, "boundary": StringAttr(boundary)},
@@ -320,12 +325,13 @@ class ViewLoadOp(IRDLOperation):
     def verify_(self) -> None:
         if self.limits and len(self.limits) != len(self.dims):
             raise VerifyException("limits: none, or one per dim")
-        elem = read_type(self.source.type.element_type)  # type: ignore[attr-defined]
+        stored = self.source.type.element_type  # type: ignore[attr-defined]
+        elem = read_type(stored)
         t = self.result.type
         if isinstance(t, VectorType):
             if t.element_type != elem or self.boundary.data != "none":
                 raise VerifyException("a vector view_load reads its buffer's read type, boundary none")
-        elif t != elem:
+        elif t != elem and not (t == stored and isinstance(stored, STORAGE_TYPES)):
             raise VerifyException(f"result type {t} differs from the buffer's read type {elem}")
 
 
@@ -382,30 +388,60 @@ class RoundTF32Op(IRDLOperation):
             raise VerifyException(f"round_tf32 takes and gives f32 or a vector of f32, not {t}")
 
 
-MMA_KINDS = {"tf32": ((16, 8, 8), 4, 2)}
-"""Per kind of `lowlevel.mma`: its shape (M, N, K) and the f32 registers of a lane's A
-and B fragments (a lane's C and D fragments hold M * N / 32 = 4)."""
+class MmaKind(NamedTuple):
+    """One kind of `lowlevel.mma`: its shape (M, N, K), the registers of a lane's A and B
+    fragments and their type (a lane's C and D fragments hold M * N / 32 = 4 f32), and
+    the type of the A and B elements."""
+
+    shape: tuple[int, int, int]
+    a: int
+    b: int
+    register: Attribute
+    element: Attribute
+
+    @property
+    def per_register(self) -> int:
+        """A and B elements per register: 1 (TF32) or 2 (16-bit kinds)."""
+        return 1 if self.register == self.element else 2
+
+
+MMA_KINDS = {
+    "tf32": MmaKind((16, 8, 8), 4, 2, f32, f32),
+    "f16": MmaKind((16, 8, 16), 4, 2, i32, f16),
+    "bf16": MmaKind((16, 8, 16), 4, 2, i32, bf16),
+}
+"""TF32 registers are f32 (TF32 values); a 16-bit kind's are i32, two elements each,
+the first (lower k) in the low 16 bits."""
 
 
 @irdl_op_definition
 class MmaOp(IRDLOperation):
     """One warp-level `mma.sync`: D = A B + C for a fragment of M x N (K summed), the
     operands spread over the 32 lanes of a warp (a lane's registers: `a`, `b`, `c`,
-    results `d`). TF32 m16n8k8, per lane of id l, g = l / 4, t = l mod 4 (PTX ISA,
-    "Matrix Fragments for mma.m16n8k8", .tf32): a0..a3 = A[g][t], A[g+8][t], A[g][t+4],
-    A[g+8][t+4]; b0, b1 = B[t][g], B[t+4][g]; c0..c3 (and d) = C[g][2t], C[g][2t+1],
-    C[g+8][2t], C[g+8][2t+1]. The A and B values are TF32 (f32 whose 13 low mantissa
-    bits are zero: `round_tf32`). Every lane of every warp of the work-group runs it,
-    in work-group-uniform control flow (`lowlevel-expand-mma` puts barriers around it)."""
+    results `d`), per lane of id l, g = l / 4, t = l mod 4 (PTX ISA, "Matrix Fragments
+    for mma.m16n8k8" and "for mma.m16n8k16 with floating point type"):
+
+    - TF32 m16n8k8: a0..a3 = A[g][t], A[g+8][t], A[g][t+4], A[g+8][t+4]; b0, b1 = B[t][g],
+      B[t+4][g]. The values are TF32 (f32 whose 13 low mantissa bits are zero:
+      `round_tf32`).
+    - f16 / bf16 m16n8k16: registers of two elements each, at k and k + 1 (low, high
+      half): a0..a3 = A[g][2t..], A[g+8][2t..], A[g][2t+8..], A[g+8][2t+8..];
+      b0, b1 = B[2t..][g], B[2t+8..][g].
+
+    c0..c3 (and d) = C[g][2t], C[g][2t+1], C[g+8][2t], C[g+8][2t+1], f32. Every lane of
+    every warp of the work-group runs it, in work-group-uniform control flow
+    (`lowlevel-expand-mma` puts barriers around it)."""
 
     name = "lowlevel.mma"
     kind = prop_def(StringAttr)
-    a = var_operand_def(f32)
-    b = var_operand_def(f32)
+    a = var_operand_def()
+    b = var_operand_def()
     c = var_operand_def(f32)
     d = var_result_def(f32)
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
-    assembly_format = "$kind `a` `(` $a `)` `b` `(` $b `)` `c` `(` $c `)` attr-dict `->` type($d)"
+    assembly_format = (
+        "$kind `a` `(` $a `:` type($a) `)` `b` `(` $b `:` type($b) `)` `c` `(` $c `)` attr-dict `->` type($d)"
+    )
 
     def __init__(self, kind: str, a: Sequence[SSAValue], b: Sequence[SSAValue], c: Sequence[SSAValue]):
         super().__init__(operands=[a, b, c], properties={"kind": StringAttr(kind)}, result_types=[[f32] * len(c)])
@@ -413,9 +449,14 @@ class MmaOp(IRDLOperation):
     def verify_(self) -> None:
         if self.kind.data not in MMA_KINDS:
             raise VerifyException(f"mma kind must be one of {sorted(MMA_KINDS)}")
-        (m, n, _), a, b = MMA_KINDS[self.kind.data]
-        if (len(self.a), len(self.b), len(self.c), len(self.d)) != (a, b, m * n // 32, m * n // 32):
-            raise VerifyException(f"a {self.kind.data} mma takes {a} A, {b} B and {m * n // 32} C registers per lane")
+        kind = MMA_KINDS[self.kind.data]
+        m, n, _ = kind.shape
+        if (len(self.a), len(self.b), len(self.c), len(self.d)) != (kind.a, kind.b, m * n // 32, m * n // 32):
+            raise VerifyException(
+                f"a {self.kind.data} mma takes {kind.a} A, {kind.b} B and {m * n // 32} C registers per lane"
+            )
+        if any(v.type != kind.register for v in [*self.a, *self.b]):
+            raise VerifyException(f"a {self.kind.data} mma's A and B registers are {kind.register}")
 
 
 @irdl_op_definition

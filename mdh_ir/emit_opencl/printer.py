@@ -103,9 +103,11 @@ _INFIX = {
     arith.AddfOp: "+", arith.AddiOp: "+", arith.SubfOp: "-", arith.SubiOp: "-",
     arith.MulfOp: "*", arith.MuliOp: "*", arith.DivfOp: "/", arith.DivSIOp: "/",
     arith.RemSIOp: "%", arith.AndIOp: "&", arith.OrIOp: "|", arith.XOrIOp: "^",
-    arith.ShLIOp: "<<", arith.ShRSIOp: ">>",
+    arith.ShRSIOp: ">>",
 }  # fmt: skip
-_UNSIGNED_INFIX = {arith.DivUIOp: "/", arith.RemUIOp: "%", arith.ShRUIOp: ">>"}
+_UNSIGNED_INFIX = {arith.DivUIOp: "/", arith.RemUIOp: "%", arith.ShRUIOp: ">>", arith.ShLIOp: "<<"}
+"""Infix operators on unsigned integers, the result reinterpreted as signed (`shli` too:
+its bits shifted out or into the sign bit wrap, where C's signed `<<` is undefined)."""
 _CALLS = {
     arith.MaxnumfOp: "fmax",
     arith.MinnumfOp: "fmin", arith.MaxSIOp: "max", arith.MinSIOp: "min",
@@ -176,9 +178,14 @@ macro of its `cl_nv_pragma_unroll` extension) PTX's `membar.gl`, as its
 `mem_fence(CLK_GLOBAL_MEM_FENCE)` is only `membar.cta`; elsewhere (PoCL) `mem_fence`."""
 
 
-MMA_INSTRUCTIONS = {"tf32": "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"}
+MMA_INSTRUCTIONS = {
+    "tf32": "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32",
+    "f16": "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32",
+    "bf16": "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32",
+}
 """The PTX instruction of each kind of `lowlevel.mma`, printed as inline assembly (NVIDIA's
-OpenCL compiler takes it; A and B registers as the bits of their TF32 floats)."""
+OpenCL compiler takes it; A and B registers as their bits: TF32 floats, or two packed
+16-bit elements)."""
 
 
 class OpenCLPrinter:
@@ -349,6 +356,10 @@ class OpenCLPrinter:
         if result.type == bit:
             cast = f"(bool)({value} & 1)"
         self.define(result, f"-{cast}" if negate else cast)
+
+    def print_bitcast(self, op: arith.BitcastOp) -> None:
+        """A reinterpretation of the bits (of a 16-bit float element: its `ushort`)."""
+        self.define(op.result, f"as_{c_type(op.result.type)}({self.name(op.input)})")
 
     def print_convert(self, op: ConvertOp) -> None:
         value = self.name(op.input)
@@ -552,6 +563,7 @@ class OpenCLPrinter:
         arith.CmpfOp: print_compare,
         arith.CmpiOp: print_compare,
         arith.SelectOp: print_select,
+        arith.BitcastOp: print_bitcast,
         arith.MaximumfOp: print_maximumf,
         arith.MinimumfOp: print_maximumf,
         memref.LoadOp: print_load,

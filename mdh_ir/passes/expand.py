@@ -224,7 +224,8 @@ def expand_view_load(load: ViewLoadOp) -> None:
     amap = load.map.data
     dims = [d if lim is d else e.min(d, lim) for d, lim in zip(load.dims, load.limits or load.dims)]
     index = [e.value(eval_expr(e, r, dims, load.syms)) for r in amap.results]
-    widened = isinstance(load.source.type.element_type, STORAGE_TYPES)  # type: ignore[attr-defined]
+    stored = load.source.type.element_type  # type: ignore[attr-defined]
+    widened = isinstance(stored, STORAGE_TYPES) and load.result.type != stored
     if isinstance(load.result.type, VectorType) and widened:
         value = e.emit(LoadWidenedOp(load.source, index, load.result.type.get_shape()[0]))
     elif isinstance(load.result.type, VectorType):

@@ -5,7 +5,7 @@ tensor cores (PoCL), in the same fragment layout.
 
 A lane holds only its registers of a fragment, so the lanes of a warp exchange them
 through local memory (one A and one B fragment per warp, `memref<warps x M x K>`,
-`memref<warps x K x N>`), between barriers:
+`memref<warps x K x N>` of the kind's element type), between barriers:
 
     lowlevel.barrier                          the previous mma's reads are done
     %a_frag[warp][g][t] = a0, [g+8][t] = a1, [g][t+4] = a2, [g+8][t+4] = a3
@@ -13,6 +13,11 @@ through local memory (one A and one B fragment per warp, `memref<warps x M x K>`
     lowlevel.barrier
     d0 = fma(A[g][K-1], B[K-1][2t], ... fma(A[g][0], B[0][2t], c0))   (rows g, g+8,
     ...                                                                 columns 2t, 2t+1)
+
+(TF32; for "f16" and "bf16" each register is unpacked into its two 16-bit elements,
+the low half at k 2t (+8) and the high half at k 2t + 1 (+8), stored as they are, and
+the FMAs read them widened to f32, `lowlevel.load_widened`: the products of two 16-bit
+values are exact in f32, as on tensor cores).
 
 so a fragment loaded in another layout than `lowlevel.MmaOp`'s gives other results:
 the data movement of `mdh-mma` (fragment loads, accumulators, write-back) runs as on
@@ -25,14 +30,24 @@ truncate (`semantics.precision.precision_tolerance` allows both).
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import math, memref
-from xdsl.dialects.builtin import DenseArrayBase, ModuleOp, f32
+from xdsl.dialects import arith, math, memref
+from xdsl.dialects.builtin import DenseArrayBase, IntegerType, ModuleOp, i32
+from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 
-from mdh_ir.dialects.lowlevel import LCL, LOCAL_SIZE_ATTR, MMA_KINDS, BarrierOp, KernelOp, MmaOp
+from mdh_ir.dialects.lowlevel import (
+    LCL,
+    LOCAL_SIZE_ATTR,
+    MMA_KINDS,
+    BarrierOp,
+    KernelOp,
+    LoadWidenedOp,
+    MmaKind,
+    MmaOp,
+)
 from mdh_ir.passes.emit import Emitter
 from mdh_ir.passes.kernel_stage import rewritten_by
-from mdh_ir.passes.mma import Lane
+from mdh_ir.passes.mma import Lane, fragment_k
 from mdh_ir.schedule.mma import WARP
 
 
@@ -52,30 +67,48 @@ def expand_kernel(kernel: KernelOp) -> None:
     for mma in mmas:
         kind = mma.kind.data
         if kind not in frags:
-            m, n, k = MMA_KINDS[kind][0]
-            a = top.emit(memref.AllocaOp.get(f32, shape=[warps, m, k], memory_space=LCL))
-            b = top.emit(memref.AllocaOp.get(f32, shape=[warps, k, n], memory_space=LCL))
+            (m, n, k), element = MMA_KINDS[kind].shape, MMA_KINDS[kind].element
+            a = top.emit(memref.AllocaOp.get(element, shape=[warps, m, k], memory_space=LCL))
+            b = top.emit(memref.AllocaOp.get(element, shape=[warps, k, n], memory_space=LCL))
             frags[kind] = (a, b)
         expand(mma, lane, *frags[kind])
 
 
+def unpacked(e: Emitter, register: SSAValue, kind: MmaKind) -> list[SSAValue]:
+    """The elements of a register of `kind`: itself, or its low and high 16 bits."""
+    if kind.per_register == 1:
+        return [register]
+    i16 = IntegerType(16)
+    halves = [register, e.emit(arith.ShRUIOp(register, e.const(16, i32)))]
+    return [e.emit(arith.BitcastOp(e.emit(arith.TruncIOp(h, i16)), kind.element)) for h in halves]
+
+
 def expand(mma: MmaOp, lane: Lane, a_frag, b_frag) -> None:
-    """The TF32 m16n8k8 layout (`lowlevel.MmaOp`)."""
+    """The kind's layout (`lowlevel.MmaOp`)."""
     e = Emitter.before(mma)
-    (_, _, k), _, _ = MMA_KINDS[mma.kind.data]
+    kind = MMA_KINDS[mma.kind.data]
+    k, per = kind.shape[2], kind.per_register
     g, t, w = lane.g, lane.t, lane.warp
-    g8, t4, t2 = e.add(g, 8), e.add(t, 4), e.mul(t, 2)
+    g8, t2 = e.add(g, 8), e.mul(t, 2)
+    ks = [[fragment_k(e, kind, t, half, x) for x in range(per)] for half in range(2)]
     e.op(BarrierOp())
-    for value, at in zip(mma.a, [(g, t), (g8, t), (g, t4), (g8, t4)]):
-        e.store(value, a_frag, [w, *at])
-    for value, at in zip(mma.b, [(t, g), (t4, g)]):
-        e.store(value, b_frag, [w, *at])
+    for v, register in enumerate(mma.a):
+        row = (g, g8)[v % 2]
+        for value, kk in zip(unpacked(e, register, kind), ks[v // 2]):
+            e.store(value, a_frag, [w, row, kk])
+    for v, register in enumerate(mma.b):
+        for value, kk in zip(unpacked(e, register, kind), ks[v]):
+            e.store(value, b_frag, [w, kk, g])
     e.op(BarrierOp())
     t21 = e.add(t2, 1)
+
+    def load(frag, at) -> SSAValue:
+        return e.load(frag, at) if per == 1 else e.emit(LoadWidenedOp(frag, [e.value(x) for x in at]))
+
     for d, c, (row, col) in zip(mma.d, mma.c, [(g, t2), (g, t21), (g8, t2), (g8, t21)]):
         total = c
         for kk in range(k):
-            total = e.emit(math.FmaOp(e.load(a_frag, [w, row, kk]), e.load(b_frag, [w, kk, col]), total))
+            total = e.emit(math.FmaOp(load(a_frag, [w, row, kk]), load(b_frag, [w, kk, col]), total))
         d.replace_all_uses_with(total)
     mma.detach()
     mma.erase()

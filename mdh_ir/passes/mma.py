@@ -1,7 +1,7 @@
 """`mdh-mma`: compute private tiles of a sum of products on tensor-core fragments.
 
-With `mma` = "tf32", warp-level fragments (`mdh_ir.schedule.mma` says how the work goes
-to warps) compute the private tiles of a sum of products.
+With `mma` = "tf32", "f16" or "bf16", warp-level fragments (`mdh_ir.schedule.mma` says
+how the work goes to warps) compute the private tiles of a sum of products.
 
 It runs after `mdh-place-combine`, on a kernel whose configuration has `mma` other than
 "none", and replaces the private-tile loops of the innermost local tile (the reads of
@@ -11,18 +11,22 @@ the warps' fragments:
     %c = memref.alloca : memref<Ti x Tj x FM x FN x 4 x f32, "prv">   accumulator fragments
     lowlevel.fill %c with 0.0                     where the accumulator is filled
     scf.for s_i, s_j, s_k, q {                    step blocks, k tiles, k fragment steps
-      A fragment fm: view_load %a_lcl at (row, k), a lane's four per the PTX layout:
-        rows r0 + fm*16 + g (+8), columns k0 + t (+4), rounded to TF32 by the copies
-        into %a_lcl (`round = "tf32"`; by `round_tf32` at the load where none fill it)
+      A fragment fm: view_load %a_lcl at (row, k), a lane's four registers per the PTX
+        layout: rows r0 + fm*16 + g (+8), columns k0 + t (+4)
       B fragment fn: view_load %b_lcl at (k0 + t (+4), col0 + fn*8 + g)
       %d:4 = lowlevel.mma "tf32" a(...) b(...) c(%c[s_i, s_j, fm, fn, 0..3])
     }
 
 with, for a lane l of the work-group's linear local id (32 consecutive ids a warp),
-g = l / 4 and t = l mod 4 (`lowlevel.MmaOp` documents the layout). A fragment's rows
+g = l / 4 and t = l mod 4 (`lowlevel.MmaOp` documents the layout). "tf32" reads f32
+elements rounded to TF32 by the copies into the local copies (`round = "tf32"`; by
+`round_tf32` at the load where none fill them). "f16" and "bf16" (m16n8k16) read the
+16-bit elements as stored (`view_load` without widening) at columns k0 + 2t (+8) and
+k0 + 2t + 1 (+8) (B: rows), and pack each pair into an i32 register, the lower k in
+the low 16 bits (`arith.bitcast` to i16, `extui`, `shli`, `ori`). A fragment's rows
 and columns beyond the local tile read inside the local copy (`limits`, as
 `mdh-promote-memory`'s reads) and are discarded by the flush; k beyond the local tile
-(a padded k loop) reads 0, so that it adds nothing.
+(a padded k loop) reads 0 (the bits of +0 for 16-bit elements), so that it adds nothing.
 
 After the accumulator's scope (where `mdh-place-combine` flushes it) the fragments go
 to the work-items' accumulators through local memory (the `exchange`), one step block
@@ -47,8 +51,8 @@ memory to the local tiles.
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import memref
-from xdsl.dialects.builtin import DenseArrayBase, ModuleOp, StringAttr, f32
+from xdsl.dialects import arith, memref
+from xdsl.dialects.builtin import DenseArrayBase, IntegerType, ModuleOp, StringAttr, f32, i32
 from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint
@@ -62,7 +66,9 @@ from mdh_ir.dialects.lowlevel import (
     CopyOp,
     FillOp,
     KernelOp,
+    MMA_KINDS,
     LocalIdOp,
+    MmaKind,
     MmaOp,
     RoundTF32Op,
     TileForOp,
@@ -102,6 +108,19 @@ class Lane:
         return Lane(e.div(linear, WARP), e.div(lane, 4), e.rem(lane, 4))
 
 
+def fragment_k(e: Emitter, kind: MmaKind, t: SSAValue, half: int, element: int) -> SSAValue:
+    """The k (A's column, B's row) of `element` of a lane's register in the fragment's
+    `half` along k (`lowlevel.MmaOp`): per_register * t + K/2 * half + element."""
+    return e.add(e.mul(t, kind.per_register), kind.shape[2] // 2 * half + element)
+
+
+def packed(e: Emitter, lo: SSAValue, hi: SSAValue) -> SSAValue:
+    """Two 16-bit elements in one i32 register, `lo` in the low 16 bits."""
+    i16 = IntegerType(16)
+    lo, hi = (e.emit(arith.ExtUIOp(e.emit(arith.BitcastOp(v, i16)), i32)) for v in (lo, hi))
+    return e.emit(arith.OrIOp(lo, e.emit(arith.ShLIOp(hi, e.const(16, i32)))))
+
+
 def round_at_copies(buffer: SSAValue) -> bool:
     """Marks the copies into the local `buffer` to store TF32-rounded elements (`round`);
     whether there are such copies. Each element is then rounded once per local tile, by
@@ -139,7 +158,9 @@ class Fragments:
         for load in self.nest.walk():
             if isinstance(load, ViewLoadOp):
                 self.reads[0 if self.form.i in load.map.data.used_dims() else 1] = load
-        self.rounded = {b: round_at_copies(load.source) for b, load in self.reads.items()}
+        self.kind = MMA_KINDS[self.plan.cfg.mma]
+        tf32 = self.plan.cfg.mma == "tf32"
+        self.round_at_load = {b: tf32 and not round_at_copies(load.source) for b, load in self.reads.items()}
         (self.acc,) = {
             op.memref for op in self.nest.walk() if isinstance(op, memref.StoreOp) and memory_space(op.memref.type) == "prv"
         }
@@ -166,20 +187,28 @@ class Fragments:
         self.nest.erase()
 
     def read(self, e: Emitter, b: int, at: dict[int, SSAValue]) -> SSAValue:
-        """Input b's local copy at the dimensions' values `at`, rounded to TF32 (here,
-        unless its copies round); 0 at a k beyond the local tile (a padded k loop)."""
+        """Input b's local copy at the dimensions' values `at`, as the mma's kind takes
+        it: f32 rounded to TF32 (here, unless its copies round), 16-bit elements as
+        stored; 0 at a k beyond the local tile (a padded k loop)."""
         old = self.reads[b]
         dims = [at[d] if d in at else e.const(0) for d in range(self.plan.rank)]
         probe = ViewLoadOp(old.source, dims, old.syms, old.map, "none")
-        value = e.emit(ViewLoadOp(old.source, dims, old.syms, old.map, "none", limits=self.limits.of("lcl", probe)))
-        if not self.rounded[b]:
+        limits = self.limits.of("lcl", probe)
+        value = e.emit(ViewLoadOp(old.source, dims, old.syms, old.map, "none", limits=limits, widen=False))
+        if self.round_at_load[b]:
             value = e.emit(RoundTF32Op(value))
         k = self.form.k
         if not self.plan.padded(k):
             return value
         lt = self.local[k]
         inside = e.cmp("slt", at[k], e.add(lt.tile_start, lt.tile_size))
-        return e.select(inside, value, e.scalar(0.0, f32))
+        return e.select(inside, value, e.scalar(0.0, value.type))
+
+    def register(self, e: Emitter, b: int, at: dict[int, SSAValue], ks: list[SSAValue]) -> SSAValue:
+        """One A or B register: input b's elements at `at` and the k values `ks` (one,
+        or two packed)."""
+        values = [self.read(e, b, {**at, self.form.k: k}) for k in ks]
+        return values[0] if len(values) == 1 else packed(e, *values)
 
     def compute(self, e: Emitter) -> None:
         """The fragment loop nest in place of the private-tile loops."""
@@ -190,17 +219,18 @@ class Fragments:
         s_k, e = loop(e, plan.max_trips("pt", form.k))
         q, e = loop(e, cfg.pt_size[form.k] // m.shape[2])
         k0 = e.linear([(1, self.local[form.k].tile_start), (cfg.pt_size[form.k], s_k), (m.shape[2], q)])
-        kt = [e.add(k0, lane.t), e.add(k0, e.add(lane.t, 4))]
+        per = self.kind.per_register
+        kt = [[e.add(k0, fragment_k(e, self.kind, lane.t, v, x)) for x in range(per)] for v in range(2)]
         rows = e.linear([(1, self.local[form.i].tile_start), (m.block[0], s_i), (1, self.row0), (1, lane.g)])
         cols = e.linear([(1, self.local[form.j].tile_start), (m.block[1], s_j), (1, self.col0), (1, lane.g)])
         a = []
         for fm in range(m.frags_m):
             r = [e.add(rows, fm * m.shape[0]), e.add(rows, fm * m.shape[0] + 8)]
-            a.append([self.read(e, 0, {form.i: r[h], form.k: kt[v]}) for v in range(2) for h in range(2)])
+            a.append([self.register(e, 0, {form.i: r[h]}, kt[v]) for v in range(2) for h in range(2)])
         b = []
         for fn in range(m.frags_n):
             c = e.add(cols, fn * m.shape[1])
-            b.append([self.read(e, 1, {form.k: kt[v], form.j: c}) for v in range(2)])
+            b.append([self.register(e, 1, {form.j: c}, kt[v]) for v in range(2)])
         for fm in range(m.frags_m):
             for fn in range(m.frags_n):
                 at = [s_i, s_j, fm, fn]

@@ -20,7 +20,7 @@ Keys (D = number of dimensions, B = input buffers, K = output buffers):
 | prefetch | 1 | 0, 1 (load the next local tile's inputs into registers during this one) or 2 (also two local buffers, one barrier a tile) |
 | wg_combine | 1 | "kernel" or "last": who combines the partial results of work-groups that share a pw dimension, a second kernel or the last of them to finish (per kept work-group) |
 | lcl_pad | 1 | elements added to each row (innermost axis) of a local buffer of two or more axes, against bank conflicts: 0 to 8 |
-| mma | 1 | "none", "tf32", "f16" or "bf16": the innermost register tile computed with warp-level tensor-core `mma.sync` fragments of those inputs; "none" and "tf32" are generated (rules `mma`, `implemented`) |
+| mma | 1 | "none", "tf32", "f16" or "bf16": the innermost register tile computed with warp-level tensor-core `mma.sync` fragments of those inputs (rules `mma-inputs`, `mma`) |
 """
 
 from __future__ import annotations

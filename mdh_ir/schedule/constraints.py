@@ -27,8 +27,8 @@ bound a resource name the limit and the device model it comes from in their mess
 | tensor-cores | mma other than "none" only on a device with tensor cores (`DeviceInfo.tensor_cores`: NVIDIA's compute capability 8.0 and later; never PoCL) |
 | mma-inputs | mma "tf32" only for an op whose precision is "tf32" (f32 inputs are never rounded unasked), "f16" / "bf16" only for an op whose inputs are all f16 / bf16 |
 | rows | an op with row statistics has one work-group along every dimension a statistic reduces: each work-group holds whole rows, so each phase of its kernel reads statistics its own work-group wrote (`mdh-split-stats`) |
-| mma | mma "tf32" only where its fragments can compute the private tiles (`mdh_ir.schedule.mma.MmaPlan`): a sum of products of two reads A(i, k) B(k, j) into C(i, j) (one pw dimension, combine add, the scalar function a multiplication); both inputs cached in local memory (fragments load from there) and not in private memory; res_mem "prv" and combine_layer "end" or "lt" (fragments meet the work-items' accumulators after their scope); vector_width 1; num_wi 1 along k (each warp takes the whole reduction) and pt_size of k a multiple of 8; a work-group of whole warps (32 work-items) whose step block (num_wi * pt_size along i and j) splits into one warp tile of whole 16 x 8 fragments per warp |
-| implemented | res_mem is not "lcl", mma is "none" or "tf32" (f16, bf16 and res_mem "lcl" are not generated yet) |
+| mma | mma other than "none" only where its fragments can compute the private tiles (`mdh_ir.schedule.mma.MmaPlan`): a sum of products of two reads A(i, k) B(k, j) into C(i, j) (one pw dimension, combine add, the scalar function a multiplication); both inputs cached in local memory (fragments load from there) and not in private memory; res_mem "prv" and combine_layer "end" or "lt" (fragments meet the work-items' accumulators after their scope); vector_width 1; num_wi 1 along k (each warp takes the whole reduction) and pt_size of k a multiple of the fragment's K (8 for "tf32", 16 for "f16" and "bf16"); a work-group of whole warps (32 work-items) whose step block (num_wi * pt_size along i and j) splits into one warp tile of whole 16 x 8 fragments per warp |
+| implemented | res_mem is not "lcl" (not generated yet) |
 """
 
 from __future__ import annotations
@@ -328,9 +328,8 @@ def violations(op: ComputeOp, cfg: Config, device: DeviceInfo | None = None) -> 
             f"which {device.model} does not have (compute capability {device.compute_capability})",
         )
     rule("implemented", "lcl" not in cfg.res_mem, "res_mem 'lcl' is not generated yet")
-    if cfg.mma == "tf32" and isinstance(problem := MmaPlan.of(plan), str):
+    if cfg.mma != "none" and isinstance(problem := MmaPlan.of(plan), str):
         found.append(Violation("mma", problem))
-    rule("implemented", cfg.mma in ("none", "tf32"), f"mma '{cfg.mma}' is not generated yet")
     return found
 
 

@@ -1,11 +1,11 @@
 """The warp-level tensor-core plan of a configuration with `mma` other than "none".
 
 A warp-level `mma.sync` computes D = A B + C for one fragment: A of M x K, B of K x N,
-C and D of M x N, spread over the 32 lanes of a warp (TF32: m16n8k8). It applies to an
-op that is a sum of products of two reads (matmul, matmul_t): one pw dimension k with
-combine function add, a scalar function that multiplies its two arguments, input `a`
-read at (i, k) and input `b` at (k, j) (each axis one dimension, coefficient 1, in any
-axis order), the output at (i, j).
+C and D of M x N, spread over the 32 lanes of a warp (TF32: m16n8k8; f16 and bf16:
+m16n8k16). It applies to an op that is a sum of products of two reads (matmul,
+matmul_t): one pw dimension k with combine function add, a scalar function that
+multiplies its two arguments, input `a` read at (i, k) and input `b` at (k, j) (each
+axis one dimension, coefficient 1, in any axis order), the output at (i, j).
 
 How the work-group's work goes to warps (`mdh-mma`): the private tiles of all its
 work-items at one step (s_i, s_j) of the private-tile loops form a block of
@@ -13,7 +13,7 @@ work-items at one step (s_i, s_j) of the private-tile loops form a block of
 local tile goes to work-item u mod num_wi: at step s, tiles s*num_wi .. s*num_wi +
 num_wi - 1, contiguous). The work-group's warps (32 consecutive work-items of its
 linear local id each) cut that block into `warps_m` x `warps_n` warp tiles of
-`frags_m` x `frags_n` fragments of 16 x 8; k advances by 8 per fragment step over the
+`frags_m` x `frags_n` fragments of 16 x 8; k advances by K per fragment step over the
 private tiles of k (`num_wi[k] = 1`: every warp takes all of k). The warp grid is
 chosen to need the fewest fragment loads per mma (`frags_m + frags_n` loads for
 `frags_m * frags_n` mmas), ties to more rows per warp.
@@ -41,7 +41,7 @@ from mdh_ir.schedule.combine import builtin_meaning, meaning
 from mdh_ir.schedule.tiling import TilePlan
 
 WARP = 32
-SHAPES = {"tf32": (16, 8, 8)}
+SHAPES = {"tf32": (16, 8, 8), "f16": (16, 8, 16), "bf16": (16, 8, 16)}
 """Per `mma` value generated, the fragment shape (M, N, K)."""
 
 
@@ -127,8 +127,6 @@ class MmaPlan:
     def of(plan: TilePlan) -> MmaPlan | str:
         """The plan of `plan`'s configuration (`cfg.mma` != "none"), or why it has none."""
         cfg = plan.cfg
-        if cfg.mma not in SHAPES:
-            return f"mma '{cfg.mma}' is not generated yet"
         form = MmaForm.of(plan.op, plan.lookup_scope)
         if isinstance(form, str):
             return form

@@ -12,10 +12,12 @@ cached, the OpenCL dimension of a dimension with one work-group or one work-item
 the combine layer of a computation without reductions, the order of the local-tile
 loops when at most one of them takes more than one step (identity), `prefetch` without
 local buffers, `lcl_pad` without a local buffer of two or more axes, `wg_combine`
-without a pw dimension split across work-groups. `mma` is drawn first, and only on a
-device with tensor cores for an op with precision "tf32" that its fragments compute
-(`mma_drawable`); "tf32" fixes what rule `mma` fixes (num_wi 1 and pt_size a multiple
-of 8 along k, both inputs in local memory, res_mem "prv", vector_width 1).
+without a pw dimension split across work-groups. `mma` is drawn first, between "none"
+and the one kind the op's inputs allow (`mma_kind`: "tf32" for precision "tf32", "f16"
+/ "bf16" for inputs all f16 / bf16), and only on a device with tensor cores for an op
+that its fragments compute; a kind fixes what rule `mma` fixes (num_wi 1 and pt_size a
+multiple of the fragment's K along k, both inputs in local memory, res_mem "prv",
+vector_width 1).
 
 Every parameter is drawn as `trial.suggest_float(name, 0, 1)` and mapped onto its
 ordered list of choices (`choose`): each name keeps one fixed distribution even though
@@ -36,7 +38,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from mdh_ir.schedule.config import Config
-from mdh_ir.schedule.constraints import violations
+from mdh_ir.schedule.constraints import mma_input_problem, violations
 from mdh_ir.device import DeviceInfo
 from mdh_ir.dialects.mdh import ComputeOp
 from mdh_ir.dialects.mdh_config import WG_COMBINES
@@ -168,7 +170,8 @@ def sample_config(op: ComputeOp, device: DeviceInfo, trial: Trial, around: Confi
     def own(key: str, d: int) -> int | None:
         return getattr(around, key)[d] if around is not None else None
 
-    mma = choose(trial, "mma", ["none", "tf32"]) if mma_drawable(op, device) else "none"
+    kind = mma_kind(op, device)
+    mma = choose(trial, "mma", ["none", kind]) if kind != "none" else "none"
     k = MmaForm.of(op).k if mma != "none" else None  # type: ignore[union-attr]
     for d, n in enumerate(sizes):
         fragment_k = SHAPES[mma][2] if d == k else 1
@@ -246,11 +249,13 @@ def sample_config(op: ComputeOp, device: DeviceInfo, trial: Trial, around: Confi
     return cfg
 
 
-def mma_drawable(op: ComputeOp, device: DeviceInfo) -> bool:
-    """Whether `mma` is drawn: a device with tensor cores, an op with precision "tf32"
-    in the form tensor-core fragments compute, a reduction of at least one fragment's K."""
-    if not device.tensor_cores or op.input_precision != "tf32":
-        return False
+def mma_kind(op: ComputeOp, device: DeviceInfo) -> str:
+    """The `mma` drawn beside "none": on a device with tensor cores, for an op in the form
+    tensor-core fragments compute with a reduction of at least one fragment's K, the kind
+    its inputs allow (rule `mma-inputs`: "tf32" for precision "tf32", "f16" / "bf16" for
+    inputs all f16 / bf16); else "none"."""
+    kinds = [kind for kind in SHAPES if mma_input_problem(op, kind) is None]
     form = MmaForm.of(op)
-    return not isinstance(form, str) and op.sizes[form.k] >= 8
-
+    if not device.tensor_cores or not kinds or isinstance(form, str):
+        return "none"
+    return kinds[0] if op.sizes[form.k] >= SHAPES[kinds[0]][2] else "none"
