@@ -235,10 +235,9 @@ def _gpu_mma_tiles(op: ComputeOp, device: DeviceInfo, cfg: Config) -> Config | N
     rows are k), which a row length of 8 more than a multiple of 32 spreads over the 32
     banks. H100, matmul 4096^3: 2.125 ms (64.7 TFLOP/s) with rows padded by 4 and every
     fragment value rounded at its load, against 3.05 ms for the FP32 default."""
-    if op.input_precision != "tf32" or not device.tensor_cores or isinstance(MmaForm.of(op), str):
-        return None
     form = MmaForm.of(op)
-    assert isinstance(form, MmaForm)
+    if op.input_precision != "tf32" or not device.tensor_cores or isinstance(form, str):
+        return None
     num_wi, pt, lt = [1] * op.rank, [1] * op.rank, [1] * op.rank
     for d, wi, tile in ((form.i, 16, 128), (form.j, 8, 64), (form.k, 1, 16)):
         num_wi[d], pt[d], lt[d] = wi, 8, tile
