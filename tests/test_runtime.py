@@ -148,6 +148,25 @@ def test_a_run_is_timed_from_its_first_command_to_its_last() -> None:
         assert [e.command_type for e in events] == kinds
 
 
+def test_buffer_fills_come_before_the_first_kernel(monkeypatch) -> None:
+    """The 0xFF fills of a chain's buffers are all enqueued before its first kernel, so
+    none lands between two kernels, inside the span that times the program (the
+    intermediate's and the output's allocations sit between the launches)."""
+    import pyopencl as cl
+
+    from mdh_bench.chains import jacobi3d_twice
+
+    program = compile_module(jacobi3d_twice(i=6, j=5, k=4), "cpu").program
+    order: list[str] = []
+    fill = cl.enqueue_fill_buffer
+    monkeypatch.setattr(cl, "enqueue_fill_buffer", lambda *a, **k: (order.append("fill"), fill(*a, **k))[1])
+    for name, kernel in program.kernels.items():
+        program.kernels[name] = lambda *a, kernel=kernel: (order.append("kernel"), kernel(*a))[1]
+    x = np.random.default_rng(5).standard_normal((10, 9, 8)).astype(np.float32)
+    program.run([x])
+    assert order == ["fill", "fill", "kernel", "kernel"]
+
+
 @pytest.mark.parametrize("wg_combine", ["kernel", "last"])
 def test_many_work_group_partials_combine_in_a_loop(wg_combine: str) -> None:
     """Over 256 work-groups' partial results for one work-item to combine are combined in

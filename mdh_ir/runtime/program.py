@@ -216,17 +216,21 @@ class Program:
 
     def _enqueue(self, buffers: dict[SSAValue, object]) -> list:
         """Enqueue the host function's commands on `buffers` (its arguments' and its
-        `workspace`): the events of its kernels and copies. (Each run fills the allocated buffers
-        with 0xFF first, so that a read of an element never written shows; that fill is
-        not the program's.)"""
+        `workspace`): the events of its kernels and copies. Each run first fills every
+        allocated buffer with 0xFF, so that a read of an element never written shows;
+        those fills are not the program's and come before its first command, outside
+        the span that times it (a 64 MB fill between a chain's two kernels added
+        0.17 ms to jacobi3d twice at 256^3 on an H100)."""
         import pyopencl as cl
 
-        launches = []
-        for op in self.host.body.block.ops:
+        ops = self.host.body.block.ops
+        for op in ops:
             if isinstance(op, memref.AllocOp):
                 poison = np.uint8(0xFF)
                 cl.enqueue_fill_buffer(self.queue, buffers[op.memref], poison, 0, _nbytes(op.memref.type))
-            elif isinstance(op, LaunchOp):
+        launches = []
+        for op in ops:
+            if isinstance(op, LaunchOp):
                 kernel = self.kernels[op.kernel.string_value()]
                 sizes = tuple(op.global_size.get_values()), tuple(op.local_size.get_values())
                 launches.append(kernel(self.queue, *sizes, *[buffers[a] for a in op.args]))
