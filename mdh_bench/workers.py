@@ -1,13 +1,16 @@
 """`python -m mdh_bench.workers`: wall time of a tuning of a fixed number of evaluations,
 alone and by workers sharing it (`mdh-tune --workers N`).
 
-    python -m mdh_bench.workers [--device cpu] [--size 256] [--evaluations 24]
-                                [--workers 1,2] [--rounds 2] [--server URL]
+    python -m mdh_bench.workers [--device cpu] [--case matmul:256] [--evaluations 24]
+                                [--workers 1,2] [--rounds 2] [--server URL | --sqlite]
+                                [--tune-args "MDH-TUNE OPTIONS"] [--logs DIR]
 
-Each run tunes a matrix product of `--size`^3 (TPE, seed 0) from a fresh tuning database: `alone` in one process with
-an SQLite file, `N workers` with the database in a fresh PostgreSQL database of the
+Each run tunes the benchmark case `--case` (TPE, seed 0) from a fresh tuning database:
+`alone` in one process with an SQLite file on the first device of `--device` (a
+comma-separated list, e.g. `NVIDIA:0,NVIDIA:1`: N workers use its first N; one device
+serves them all), `N workers` with the database in a fresh PostgreSQL database of the
 server at `--server` (default: one started by scripts/postgres.sh in a
-temporary folder). The runs take turns, `--rounds` times over, in reversed order every
+temporary folder), or with `--sqlite` in a fresh SQLite file (workers of one host). The runs take turns, `--rounds` times over, in reversed order every
 other round. Printed per run: wall seconds, the evaluations each worker measured and the
 evaluations stored. On PoCL, set POCL_KERNEL_CACHE=0: the runs draw many of the same
 candidates (one seed), and a later run would find their kernels in PoCL's cache.
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -24,7 +28,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from mdh_ir.catalog import CATALOG
+from mdh_bench.cases import parse_cases
+from mdh_bench.entries import ENTRIES
 from mdh_ir.database.store import Database
 
 ROOT = Path(__file__).parent.parent
@@ -41,12 +46,19 @@ def fresh_database(server: str, name: str) -> str:
 
 def tune(source: Path, args: argparse.Namespace, workers: int, target: str) -> tuple[float, list[int], int]:
     """Wall seconds, evaluations each worker measured, evaluations stored."""
+    devices = args.device.split(",")
     sharing = ["--workers", str(workers)] if workers else []
-    command = [sys.executable, "-m", "mdh_ir.tools.mdh_tune", str(source), "--device", args.device,
-               "--budget", f"{args.evaluations}evals", "--db", target, *sharing]  # fmt: skip
+    device = ",".join((devices * workers)[:workers]) if workers else devices[0]
+    command = [sys.executable, "-m", "mdh_ir.tools.mdh_tune", str(source), "--device", device,
+               "--budget", f"{args.evaluations}evals", "--db", target, *sharing, *shlex.split(args.tune_args)]  # fmt: skip
     started = time.perf_counter()
     run = subprocess.run(command, capture_output=True, text=True)
     wall = time.perf_counter() - started
+    if args.logs:
+        Path(args.logs).mkdir(parents=True, exist_ok=True)
+        (Path(args.logs) / f"{Path(target).stem if '://' not in target else target.rsplit('/', 1)[1]}.log").write_text(
+            run.stdout + run.stderr
+        )
     if run.returncode != 0:
         raise RuntimeError(run.stderr[-2000:])
     found = re.findall(r"^evaluations: (\d+) \((\d+) from the database", run.stdout, re.M)
@@ -59,17 +71,21 @@ def tune(source: Path, args: argparse.Namespace, workers: int, target: str) -> t
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m mdh_bench.workers", description=__doc__.splitlines()[0])
     parser.add_argument("--device", default="cpu")
-    parser.add_argument("--size", type=int, default=256)
+    parser.add_argument("--case", default="matmul:256", help="a benchmark case (python -m mdh_bench --list)")
     parser.add_argument("--evaluations", type=int, default=24)
     parser.add_argument("--workers", default="1,2")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--server", help="a PostgreSQL server's URL (default: start one)")
+    parser.add_argument("--tune-args", default="", help="more options of mdh-tune, e.g. '--repeats 5'")
+    parser.add_argument("--logs", help="a folder to keep each run's mdh-tune output in (its time blocks)")
+    parser.add_argument("--sqlite", action="store_true", help="share an SQLite file instead of PostgreSQL")
     args = parser.parse_args()
     folder = Path(tempfile.mkdtemp(prefix="mdh-workers-"))
     source = folder / "case.mlir"
-    source.write_text(str(CATALOG["matmul"].build(i=args.size, j=args.size, k=args.size)))
+    (case,) = parse_cases(args.case, "gpu" if "NVIDIA" in args.device or args.device == "gpu" else "cpu")
+    source.write_text(str(ENTRIES[case.entry].build(**case.sizes)))
     server = args.server
-    if server is None:
+    if server is None and not args.sqlite:
         pg = tempfile.mkdtemp(prefix="mdh-pg-")
         server = subprocess.run([ROOT / "scripts" / "postgres.sh", "start", pg, "55431"], check=True,
                                 capture_output=True, text=True).stdout.strip()  # fmt: skip
@@ -78,12 +94,13 @@ def main() -> None:
             order = [0, *map(int, args.workers.split(","))]
             for workers in order if r % 2 == 0 else order[::-1]:
                 name = f"alone_{r}" if not workers else f"w{workers}_{r}"
-                target = str(folder / f"{name}.sqlite") if not workers else fresh_database(server, name)
+                shared = not workers or args.sqlite
+                target = str(folder / f"{name}.sqlite") if shared else fresh_database(server, name)
                 wall, measured, stored = tune(source, args, workers, target)
                 label = "alone" if not workers else f"{workers} workers"
                 print(f"round {r}: {label:<10} {wall:6.1f} s  measured {measured}  stored {stored}", flush=True)
     finally:
-        if args.server is None:
+        if server is not None and args.server is None:
             subprocess.run([ROOT / "scripts" / "postgres.sh", "stop", pg], capture_output=True)
             shutil.rmtree(pg, ignore_errors=True)
         shutil.rmtree(folder, ignore_errors=True)
