@@ -12,6 +12,7 @@ tests/test_mma_gpu.py runs the inline PTX on an NVIDIA GPU.
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -29,7 +30,8 @@ from mdh_ir.runtime.program import Program
 from mdh_ir.schedule.constraints import violations
 from mdh_ir.schedule.default_config import default_config
 from mdh_ir.semantics.reference import find_compute, random_inputs
-from mdh_ir.tuning.space import Infeasible, RandomTrial, mma_kind, sample_config
+from mdh_ir.schedule.constraints import mma_kind
+from mdh_ir.tuning.space import Infeasible, RandomTrial, sample_config
 from tests.lowering_check import TEST_DEVICE, check_outputs
 
 DRAWS = 3
@@ -233,21 +235,36 @@ def test_mma_drawn_only_with_tensor_cores_and_its_inputs(kind: str) -> None:
 
 @pytest.mark.parametrize("sizes", [(256, 128, 48), (300, 200, 40)], ids=lambda s: "x".join(map(str, s)))
 def test_gpu_default_computes_tf32_on_fragments(sizes) -> None:
-    """On a GPU with tensor cores the default configuration of a TF32 matrix product
-    takes the fragments (whole and partial work-group tiles; k of 48 and 40: padded
-    local tiles of 16), its copies round the inputs once, and its results match the
-    reference; the same product in IEEE precision keeps FP32 FMAs."""
+    """On a GPU with tensor cores (here of 4 compute units, which these sizes keep busy)
+    the default configuration of a TF32 matrix product takes the fragments (whole and
+    partial work-group tiles; k of 48 and 40: padded local tiles of 16), its copies
+    round the inputs once, and its results match the reference; the same product in
+    IEEE precision keeps FP32 FMAs."""
     module = matmul(*sizes)
     op = find_compute(module)
-    gpu = with_tensor_cores(PRESETS["gpu"])
+    gpu = replace(with_tensor_cores(PRESETS["gpu"]), compute_units=4)
     cfg = default_config(op, gpu)
     assert cfg.mma == "tf32" and not violations(op, cfg, gpu)
     assert default_config(find_compute(matmul(*sizes, precision="ieee")), gpu).mma == "none"
     configured, _ = configure(module, gpu, cfg)
     lowered = lower_configured(configured, gpu)
-    assert sum(isinstance(o, MmaOp) for o in lowered.walk()) == 16  # a warp's 4 x 4 fragments
+    warp_frags = (cfg.lt_size[0] * cfg.lt_size[1]) // (cfg.num_wi[0] * cfg.num_wi[1] // 32) // (16 * 8)
+    assert sum(isinstance(o, MmaOp) for o in lowered.walk()) == warp_frags
     inputs = random_inputs(op, np.random.default_rng(sum(sizes)))
     check_outputs(module, inputs, run_emulated(module, cfg, inputs))
+
+
+@pytest.mark.parametrize("kind", ["tf32", "f16", "bf16"])
+def test_gpu_default_tile_keeps_the_compute_units_busy(kind: str) -> None:
+    """The GPU default on tensor cores takes the largest work-group tile whose
+    work-groups keep 3/4 of the compute units busy (132 here): 128 x 256 at 4096^3 and
+    2000^3 (128 work-groups), 64 x 128 at 1000^3 (128 of them); at 128 x 4096 x 4096 no
+    tile does (64 work-groups at most), and the FP32 path computes it."""
+    gpu = with_tensor_cores(PRESETS["gpu"])
+    for sizes, tile in [((4096,) * 3, (128, 256)), ((2000,) * 3, (128, 256)), ((1000,) * 3, (64, 128)),
+                        ((128, 4096, 4096), None)]:  # fmt: skip
+        cfg = default_config(find_compute(kind_matmul(kind, *sizes)), gpu)
+        assert (cfg.mma, cfg.lt_size[:2]) == ((kind, tile) if tile else ("none", cfg.lt_size[:2]))
 
 
 @pytest.mark.parametrize("deeper", ["lt_size k 32", "prefetch 2"])
@@ -259,8 +276,10 @@ def test_exchange_band_leaves_local_memory_to_the_tiles(deeper: str) -> None:
     module = matmul(256, 128, 96)
     op = find_compute(module)
     gpu = with_tensor_cores(PRESETS["gpu"])
-    base = default_config(op, gpu)
-    assert base.mma == "tf32" and base.lt_size == (128, 64, 16) and base.prefetch == 1
+    base = default_config(op, replace(gpu, compute_units=4)).with_(
+        num_wg=(2, 2, 1), num_wi=(16, 8, 1), lt_size=(128, 64, 16), pt_size=(8, 8, 8)
+    )
+    assert base.mma == "tf32" and base.prefetch == 1 and rules(op, base, gpu) == []
     k32, prefetched = base.with_(lt_size=(128, 64, 32)), base.with_(prefetch=2)
     assert rules(op, k32.with_(prefetch=2), gpu) == ["local-memory"]
     cfg = k32 if deeper == "lt_size k 32" else prefetched

@@ -41,7 +41,7 @@ from xdsl.dialects.builtin import IntegerType
 from mdh_ir.affine import dim_of, linear_results
 from mdh_ir.schedule.combine import meaning
 from mdh_ir.schedule.config import Config
-from mdh_ir.schedule.mma import MmaPlan
+from mdh_ir.schedule.mma import SHAPES, MmaForm, MmaPlan
 from mdh_ir.device import DeviceInfo
 from mdh_ir.dialects.mdh import ComputeOp
 from mdh_ir.schedule.tiling import TilePlan, ceildiv
@@ -346,3 +346,16 @@ def mma_input_problem(op: ComputeOp, mma: str) -> str | None:
     if wrong:
         return f"mma '{mma}' reads {mma} inputs, but input {wrong[0]} has element type {op.inp_types.data[wrong[0]]}"
     return None
+
+
+def mma_kind(op: ComputeOp, device: DeviceInfo) -> str:
+    """The tensor-core kind for `op` on `device` (the one the tuner draws beside "none"
+    and the GPU default uses): on a device with tensor cores, for an op in the form
+    tensor-core fragments compute with a reduction of at least one fragment's K, the kind
+    its inputs allow (rule `mma-inputs`: "tf32" for precision "tf32", "f16" / "bf16" for
+    inputs all f16 / bf16); else "none"."""
+    kinds = [kind for kind in SHAPES if mma_input_problem(op, kind) is None]
+    form = MmaForm.of(op)
+    if not device.tensor_cores or not kinds or isinstance(form, str):
+        return "none"
+    return kinds[0] if op.sizes[form.k] >= SHAPES[kinds[0]][2] else "none"

@@ -71,8 +71,8 @@ from math import prod
 
 from mdh_ir.affine import dim_of, linear_results
 from mdh_ir.schedule.config import Config
-from mdh_ir.schedule.constraints import vector_problem, violations
-from mdh_ir.schedule.mma import MmaForm
+from mdh_ir.schedule.constraints import mma_kind, vector_problem, violations
+from mdh_ir.schedule.mma import SHAPES, MmaForm
 from mdh_ir.device import DeviceInfo
 from mdh_ir.dialects.mdh import ComputeOp
 from mdh_ir.schedule.tiling import FULL_UNROLL, TilePlan, ceildiv
@@ -111,9 +111,7 @@ def default_config(op: ComputeOp, device: DeviceInfo) -> Config:
             return rows
     if device.kind == "gpu":
         cfg = _gpu_config(op, device)
-        fragments = _gpu_mma_tiles(op, device, cfg)
-        if fragments is not None and not violations(op, fragments, device):
-            cfg = fragments
+        cfg = _gpu_mma_tiles(op, device, cfg) or cfg
     else:
         kept, pw = _kinds(op)
         candidates = [_tile_accumulator(op, device, _cpu_config(op, device, d)) for d in [*reversed(kept), *pw[-1:]]]
@@ -233,30 +231,60 @@ def _gpu_config(op: ComputeOp, device: DeviceInfo) -> Config:
     return _assemble(op, device, num_wi, pt, tuple(range(rank)), busy=busy)
 
 
+MMA_TILES = ((128, 256, 16, 16), (256, 128, 16, 16), (128, 128, 16, 8), (64, 128, 8, 16), (128, 64, 16, 8))
+"""The work-group tiles of the GPU default on tensor cores, largest first: rows, columns,
+and the work-items along each (8 x 8 outputs each, so 16 x 16 work-items are 8 warps of
+64 x 64 outputs and 16 x 8 are 4 warps of 64 x 32 or 32 x 64)."""
+MMA_BUSY = 3 / 4
+"""The share of compute units that the work-groups of the GPU default's tile on tensor
+cores must at least keep busy (`_gpu_mma_tiles`)."""
+
+
 def _gpu_mma_tiles(op: ComputeOp, device: DeviceInfo, cfg: Config) -> Config | None:
-    """For an op read as TF32 (`precision = "tf32"`) whose form is a sum of products
-    (`MmaForm`), on a device with tensor cores: `cfg` computing its private tiles on
-    warp fragments (`mma`), 128 x 64 outputs a work-group of 16 x 8 work-items (4 warps
-    of 64 x 32 outputs, 4 x 4 fragments each, each A fragment serving 4 mmas and each B
-    fragment 4), private tiles of 8 x 8 x 8, k in local tiles of 16, both inputs in
-    local memory, the next local tile loaded during this one, rows padded by 8
-    (`lcl_pad`): a warp's fragment loads read 4 rows at 8 columns each (A's and B's
-    rows are k), which a row length of 8 more than a multiple of 32 spreads over the 32
-    banks. H100, matmul 4096^3: 2.125 ms (64.7 TFLOP/s) with rows padded by 4 and every
-    fragment value rounded at its load, against 3.05 ms for the FP32 default."""
-    form = MmaForm.of(op)
-    if op.input_precision != "tf32" or not device.tensor_cores or isinstance(form, str):
+    """For an op whose form is a sum of products (`MmaForm`) and whose inputs tensor
+    cores read (`mma_kind`: precision "tf32", or f16 / bf16 inputs), on a device with
+    tensor cores: `cfg` computing its private tiles on warp fragments (`mma`), in the
+    largest legal work-group tile of `MMA_TILES` within the sizes whose work-groups
+    keep `MMA_BUSY` of the compute units busy (larger tiles read each input fewer times, but leave compute
+    units idle); None where none does (the FP32 default is faster there: H100,
+    128 x 4096 x 4096 at 64 of 132, 0.214 ms on tensor cores against 0.120 ms, while
+    1000^3 at 128 took 0.049 ms against 0.077 ms). Private tiles of 8 x 8 x K, k in local tiles of 16, both inputs in local
+    memory, the next local tile loaded during this one, rows padded by 8 (`lcl_pad`: a
+    warp's fragment loads read 4 rows at 8 columns each, which a row length of 8 more
+    than a multiple of 32 spreads over the 32 banks; unpadded 2.4x slower). H100 against
+    cuBLAS in the same precision, this rule's pick against the former 128 x 64 tiles
+    (TF32; f16 against the FP32-path default): 4096^3 0.26x (0.19x), 3000^3 0.31x
+    (0.29x), 2000^3 0.31x (0.23x), 1000^3 0.64x (0.57x), 1025^3 0.59x (0.58x); f16
+    4096^3 0.14x (0.05x), 2000^3 0.18x (0.07x), 1000^3 0.42x (0.23x), 1025^3 0.64x
+    (0.28x)."""
+    kind = mma_kind(op, device)
+    if kind == "none":
         return None
+    form = MmaForm.of(op)
+    assert not isinstance(form, str)
+    rows, cols = op.sizes[form.i], op.sizes[form.j]
+    busy = MMA_BUSY * device.compute_units
+    for tile in MMA_TILES:
+        if tile[0] <= rows and tile[1] <= cols and ceildiv(rows, tile[0]) * ceildiv(cols, tile[1]) >= busy:
+            fragments = _mma_tile(op, cfg, form, kind, *tile)
+            if not violations(op, fragments, device):
+                return fragments
+    return None
+
+
+def _mma_tile(op: ComputeOp, cfg: Config, form: MmaForm, kind: str, rows: int, cols: int, wi_rows: int, wi_cols: int) -> Config:
+    """`cfg` on fragments of `kind` in work-group tiles of `rows` x `cols` (`_gpu_mma_tiles`)."""
     num_wi, pt, lt = [1] * op.rank, [1] * op.rank, [1] * op.rank
-    for d, wi, tile in ((form.i, 16, 128), (form.j, 8, 64), (form.k, 1, 16)):
-        num_wi[d], pt[d], lt[d] = wi, 8, tile
+    for d, wi, tile in ((form.i, wi_rows, rows), (form.j, wi_cols, cols)):
+        num_wi[d], pt[d], lt[d] = wi, tile // wi, tile
+    pt[form.k], lt[form.k] = SHAPES[kind][2], 16
     num_wg = [1 if d == form.k else ceildiv(n, lt[d]) for d, n in enumerate(op.sizes)]
     inputs = len(op.inputs)
     return cfg.with_(
         num_wg=tuple(num_wg), num_wi=tuple(num_wi), lt_size=tuple(lt), pt_size=tuple(pt),
         inp_mem=(("lcl",) * inputs, ("glb",) * inputs), res_mem=("prv",),
         ocl_dim=(_ocl_dims(num_wg), _ocl_dims(num_wi)), vector_width=1, combine_layer="end",
-        prefetch=1, lcl_pad=8, mma="tf32",
+        prefetch=1, lcl_pad=8, mma=kind,
     )  # fmt: skip
 
 

@@ -38,7 +38,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from mdh_ir.schedule.config import Config
-from mdh_ir.schedule.constraints import mma_input_problem, violations
+from mdh_ir.schedule.constraints import mma_kind, violations
 from mdh_ir.device import DeviceInfo
 from mdh_ir.dialects.mdh import ComputeOp
 from mdh_ir.dialects.mdh_config import WG_COMBINES
@@ -247,15 +247,3 @@ def sample_config(op: ComputeOp, device: DeviceInfo, trial: Trial, around: Confi
     if found:
         raise Infeasible(str(found[0]))
     return cfg
-
-
-def mma_kind(op: ComputeOp, device: DeviceInfo) -> str:
-    """The `mma` drawn beside "none": on a device with tensor cores, for an op in the form
-    tensor-core fragments compute with a reduction of at least one fragment's K, the kind
-    its inputs allow (rule `mma-inputs`: "tf32" for precision "tf32", "f16" / "bf16" for
-    inputs all f16 / bf16); else "none"."""
-    kinds = [kind for kind in SHAPES if mma_input_problem(op, kind) is None]
-    form = MmaForm.of(op)
-    if not device.tensor_cores or not kinds or isinstance(form, str):
-        return "none"
-    return kinds[0] if op.sizes[form.k] >= SHAPES[kinds[0]][2] else "none"
