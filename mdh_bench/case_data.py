@@ -21,6 +21,7 @@ FLOPS_PER_POINT = {
     "mcc": 2, "mcc_capsule": 2, "gaussian": 2, "jacobi1d": 3, "jacobi3d": 6,
     **dict.fromkeys(REDUCTIONS, 1), "prefix_sum": 1, "bias_add": 1, "exp": 1,
     "mm_bias_relu": 2, "softmax": 7, "jacobi3d_twice": 12,
+    "matmul_tf32": 2, "matmul_f16": 2, "matmul_bf16": 2,
 }  # fmt: skip
 """Floating-point operations per point of the iteration space (an FMA counts 2; a
 7-point sum 6 additions; an exp 1); computations without float arithmetic count none.

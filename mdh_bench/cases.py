@@ -22,6 +22,8 @@ from typing import Any
 from mdh_bench.entries import ENTRIES
 
 _CUBE = {str(n): dict(i=n, j=n, k=n) for n in (127, 256, 500, 512, 1000, 1023, 1024, 1025, 2000, 3000, 4096)}
+_DL_MATMULS = {"10x500x64": dict(i=10, j=500, k=64), "16x1000x2048": dict(i=16, j=1000, k=2048), "1x1000x2048": dict(i=1, j=1000, k=2048)}  # fmt: skip
+"""The deep-learning matrix products of BENCHMARKS.md's catalog."""
 _RESNET50_1 = dict(p=112, q=112, k=64, r=7, s=7, c=3, stride=2)
 
 
@@ -50,12 +52,7 @@ def _resnet50_layers() -> dict[str, dict[str, int]]:
 SIZES: dict[str, dict[str, dict[str, Any]]] = {
     "dot": {"2^24": dict(k=2**24), "10^7": dict(k=10**7)},
     "matvec": {"4096": dict(i=4096, k=4096), "8192": dict(i=8192, k=8192)},
-    "matmul": {
-        **_CUBE,
-        "10x500x64": dict(i=10, j=500, k=64),
-        "16x1000x2048": dict(i=16, j=1000, k=2048),
-        "1x1000x2048": dict(i=1, j=1000, k=2048),
-    },
+    "matmul": {**_CUBE, **_DL_MATMULS},
     "matmul_t": {"10x500x64": dict(i=10, j=500, k=64)},
     "bmatmul": {"16x10x500x64": dict(b=16, i=10, j=500, k=64)},
     "jacobi1d": {"2^24": dict(i=2**24)},
@@ -76,6 +73,7 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
     "mm_bias_relu": {"1024": _CUBE["1024"], "4096": _CUBE["4096"]},
     "softmax": {"64x128x128": dict(i=64 * 128, j=128)},
     "jacobi3d_twice": {"256": _CUBE["256"], "512": _CUBE["512"]},
+    **{f"matmul_{p}": {**_CUBE, **_DL_MATMULS} for p in ("tf32", "f16", "bf16")},
 }
 """Named sizes per catalog entry (BENCHMARKS.md's catalog)."""
 
@@ -133,6 +131,10 @@ _CHAINS = [
     *(f"mm_bias_relu:{s}" for s in ("10x500x64", "16x1000x2048", "1x1000x2048")),
     "softmax:4096x4096", "softmax:64x128x128",
 ]  # fmt: skip
+SWEEPS["gpu-precision"] = [
+    f"matmul_{p}:{s}" for p in ("tf32", "f16", "bf16")
+    for s in ("4096", "3000", "2000", "1025", "1000", "16x1000x2048", "128x4096x4096")
+]  # fmt: skip
 SWEEPS["gpu-chains"] = [*_CHAINS, "mm_bias_relu:4096", "jacobi3d_twice:256", "jacobi3d_twice:512"]
 SWEEPS["cpu-chains"] = [*_CHAINS, "mm_bias_relu:1024", "jacobi3d_twice:256"]
 SWEEPS["gpu"] = SWEEPS["gpu-matmul"] + SWEEPS["gpu-conv"] + SWEEPS["gpu-other"]
@@ -141,8 +143,9 @@ SWEEPS["cpu"] = SWEEPS["cpu-matmul"] + SWEEPS["cpu-conv"] + SWEEPS["cpu-other"]
 run's worth), of the sizes that fit each device (the CPU's are those 2 cores measure in
 reasonable time: ResNet-50 at batch 1 only, products of up to 1025³); and the chains
 (`gpu-chains`, `cpu-chains`: matmul + bias + ReLU at the DL sizes and a cube, row
-softmax, Jacobi3D twice), each timed fused, unfused and against its single op, not
-parts of the whole sweeps."""
+softmax, Jacobi3D twice), each timed fused, unfused and against its single op, and
+`gpu-precision` (matrix products with TF32, f16 and bf16 inputs against torch in the
+same precision), not parts of the whole sweeps."""
 
 
 def sweeps_including(name: str) -> list[str]:

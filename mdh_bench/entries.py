@@ -1,7 +1,9 @@
 """The computations the harness knows: the catalog's, reductions over the other
 axes of its 3-D tensor (the catalog's `reduce_sum`/`reduce_max` reduce the first axis;
 `reduce_sum_j` reduces the second, `reduce_sum_k` the third), so a sweep covers every
-axis, and chains of computations (`mdh_bench.chains`).
+axis, matrix products in reduced precision (`matmul_tf32`: f32 inputs with precision
+"tf32"; `matmul_f16`, `matmul_bf16`: 16-bit inputs; f32 results), and chains of
+computations (`mdh_bench.chains`).
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
 from mdh_bench.chains import CHAINS
-from mdh_ir.builder import Input, Output, cc, compute_module, f32, pw
+from mdh_ir.builder import Input, Output, bf16, cc, compute_module, f16, f32, pw
 from mdh_ir.catalog import CATALOG, Entry
 
 _AXES = "ijk"
@@ -32,6 +34,18 @@ def _reduction_over(name: str, g: str, ufunc: np.ufunc, axis: str) -> Entry:
     return Entry(build, numpy, dict(i=7, j=5, k=3), [dict(i=1024, j=1024, k=16)])
 
 
+def _reduced_matmul(t, precision: str) -> Entry:
+    """C[i, j] = sum_k A[i, k] B[k, j] with inputs of type `t` read at `precision`."""
+
+    def build(*, i: int, j: int, k: int) -> ModuleOp:
+        return compute_module(
+            "matmul", dict(i=i, j=j, k=k), [Input("A", t, "i, k"), Input("B", t, "k, j")], [Output("C", f32, "i, j")],
+            lambda a, b: a * b, [cc, cc, pw("add")], precision=precision,
+        )  # fmt: skip
+
+    return Entry(build, lambda a, b, **_: [a @ b], dict(i=10, j=20, k=16), [dict(i=4096, j=4096, k=4096)])
+
+
 ENTRIES: dict[str, Entry] = {
     **CATALOG,
     **{
@@ -39,6 +53,9 @@ ENTRIES: dict[str, Entry] = {
         for name, g, ufunc in (("reduce_sum", "add", np.add), ("reduce_max", "max", np.maximum))
         for axis in "jk"
     },
+    "matmul_tf32": _reduced_matmul(f32, "tf32"),
+    "matmul_f16": _reduced_matmul(f16, "ieee"),
+    "matmul_bf16": _reduced_matmul(bf16, "ieee"),
     **CHAINS,
 }
 """Every computation by name: the catalog's entries, then the harness's own."""

@@ -1,7 +1,8 @@
 """The torch peers on the GPU, timed with CUDA events, each run queued behind
 `torch.cuda._sleep` as ours queue behind the runtime's gate:
 
-- `torch`: cuBLAS (matmul, bmm, mv, dot; TF32 off), cuDNN (conv2d; TF32 off,
+- `torch`: cuBLAS (matmul, bmm, mv, dot; TF32 off, but on for `matmul_tf32`; f16 and bf16
+  products as `_half` says), cuDNN (conv2d; TF32 off,
   `cudnn.benchmark` picks its fastest algorithm during the warm-up) and torch's own
   kernels for reductions, stencils, scans and point-wise ops;
 - `inductor`: the same formulation through `torch.compile(mode="max-autotune-no-cudagraphs")`,
@@ -38,6 +39,24 @@ events time the kernels, not the host's calls (see `mdh_ir.runtime`)."""
 Formulation = Callable[..., tuple[Callable[..., Any], list[Any], Callable[[Any], np.ndarray]]]
 """(torch, input tensors, sizes) -> (f, args: the timed call is `f(*args)`, to_catalog:
 its result in the catalog's layout as numpy)."""
+
+
+def _tf32(torch, xs, sizes: dict[str, Any]):
+    """torch.matmul with TF32 allowed (`_torch` turns it off again for the next case)."""
+    torch.backends.cuda.matmul.allow_tf32 = True
+    return torch.matmul, xs, lambda y: y.cpu().numpy()
+
+
+def _half(torch, xs, sizes: dict[str, Any]):
+    """torch.mm of 16-bit inputs, accumulating in f32, with f32 results as ours where
+    this torch's `mm` takes `out_dtype` (else in the inputs' type, which it returns)."""
+    a, b = xs
+    try:
+        torch.mm(a[:16, :16], b[:16, :16], out_dtype=torch.float32)
+        mm = lambda a, b: torch.mm(a, b, out_dtype=torch.float32)  # noqa: E731
+    except (TypeError, RuntimeError):
+        mm = torch.mm
+    return mm, xs, lambda y: y.float().cpu().numpy()
 
 
 def _plain(f: Callable) -> Formulation:
@@ -83,6 +102,8 @@ FORMULATIONS: dict[str, tuple[str, Formulation]] = {
     "exp": ("torch.exp", _plain(lambda t, x: t.exp(x))),
     "transpose": ("x.permute(0, 3, 1, 2).contiguous()", _plain(lambda t, x: x.permute(0, 3, 1, 2).contiguous())),
     "prefix_sum": ("torch.cumsum", _plain(lambda t, x: t.cumsum(x, 0))),
+    "matmul_tf32": ("torch.matmul with TF32 allowed (cuBLAS)", _tf32),
+    **{f"matmul_{t}": (f"torch.mm in {t} (cuBLAS; f32 results where it takes out_dtype)", _half) for t in ("f16", "bf16")},
     "mm_bias_relu": ("torch.relu(A @ B + b) (cuBLAS)", _plain(lambda t, a, b, bias: t.relu(a @ b + bias))),
     "softmax": ("torch.softmax(x, 1)", _plain(lambda t, x: t.softmax(x, 1))),
     "jacobi3d_twice": ("sum of 7 shifted slices, twice", _plain(lambda t, x: _jacobi3d(t, _jacobi3d(t, x)))),
@@ -95,7 +116,7 @@ def torch_peer(data: CaseData) -> Sampler | Measurement:
     if problem is not None:
         return problem
     text, formulation = FORMULATIONS[data.case.entry]
-    f, args, to_catalog = formulation(torch, [torch.from_numpy(x).cuda() for x in data.inputs], data.case.sizes)
+    f, args, to_catalog = formulation(torch, [tensor(torch, x) for x in data.inputs], data.case.sizes)
     note = f"{text}, torch {torch.__version__}, {torch.cuda.get_device_name()}"
     return cuda_sampler("torch", lambda: f(*args), to_catalog, lambda y: data.check([y]), note)
 
@@ -115,7 +136,7 @@ def inductor_peer(data: CaseData) -> Sampler | Measurement:
     import time
 
     text, formulation = FORMULATIONS[data.case.entry]
-    f, args, to_catalog = formulation(torch, [torch.from_numpy(x).cuda() for x in data.inputs], data.case.sizes)
+    f, args, to_catalog = formulation(torch, [tensor(torch, x) for x in data.inputs], data.case.sizes)
     torch._dynamo.reset()
     compiled = torch.compile(f, mode=INDUCTOR_MODE, dynamic=False)
     start = time.perf_counter()
@@ -126,6 +147,13 @@ def inductor_peer(data: CaseData) -> Sampler | Measurement:
     tuning = f"compile and autotune {seconds:.1f} s"
     check = lambda y: data.check([y])  # noqa: E731
     return cuda_sampler("inductor", lambda: compiled(*args), to_catalog, check, note, tuning)
+
+
+def tensor(torch, x: np.ndarray):
+    """`x` on the GPU (an ml_dtypes bfloat16 array as torch.bfloat16)."""
+    if x.dtype.name == "bfloat16":
+        return torch.from_numpy(x.view(np.int16)).cuda().view(torch.bfloat16)
+    return torch.from_numpy(x).cuda()
 
 
 def _torch(data: CaseData, variant: str):

@@ -235,6 +235,20 @@ def test_reductions_over_each_axis() -> None:
         assert isinstance(sampler, Sampler) and f"axis={axis}" in sampler.notes["numpy"]
 
 
+@pytest.mark.parametrize("entry, dtype", [("matmul_tf32", "float32"), ("matmul_f16", "float16"), ("matmul_bf16", "bfloat16")])
+def test_reduced_precision_products(entry: str, dtype: str) -> None:
+    """The reduced-precision products of the `gpu-precision` sweep: inputs of their type,
+    an f32 result that our default (on PoCL: FP32 FMAs of the rounded inputs) computes
+    within the precision's tolerance of the float64 twin."""
+    from mdh_ir.driver import compile_module
+
+    (case,) = parse_cases(f"{entry}:33x17x40", "cpu")
+    data = case_data(case)
+    assert [x.dtype.name for x in data.inputs] == [dtype, dtype]
+    assert data.check(compile_module(data.module, "cpu")(*data.inputs)) is None
+    assert data.check([data.reference[0] + 0.5]) is not None
+
+
 def test_geomean_leaves_out_zero_and_nan_ratios() -> None:
     from mdh_bench.report import _geomean, _ratio_text
 

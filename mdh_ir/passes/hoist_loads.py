@@ -13,9 +13,17 @@ to the point where its indices are available at the kernel's top level when
 - its buffer is one of the kernel's global arguments that the kernel never stores to
   (`KernelOp.written`), so that its value is the same at both places;
 - it sits at the kernel's top level or inside `scf.if`s only (never out of a loop);
-- its indices are all defined at the top level (or are the kernel's arguments);
+- its indices are defined at the top level, are the kernel's arguments, or are computed
+  from those by side-effect-free ops inside the `scf.if`s, which are copied to that
+  point with it;
 - a `lowlevel.barrier` lies between that point and the load (elsewhere the compiler
   can schedule the read itself).
+
+A constant loop of at most `UNROLL_TRIPS` trips (without loop-carried values) that
+holds such a read, inside `scf.if`s and loops of the same kind only, after a barrier, is
+unrolled first (a work-item's few outputs, each with its bias: H100, matmul + bias +
+ReLU over 1 x 1000 x 2048, 4 outputs a work-item written in a loop after 7 barriers,
+8.61 us fused against 8.21 us for the matmul alone).
 
 The moved read is unconditional, so each index is clamped into the buffer's extent
 (`max(0, min(i, n - 1))`): where the guards would have skipped it, it reads a value
@@ -32,10 +40,66 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint
+from xdsl.traits import is_side_effect_free
 
 from mdh_ir.dialects.lowlevel import BarrierOp, KernelOp, memory_space
-from mdh_ir.passes.emit import Emitter
+from mdh_ir.passes.emit import Emitter, constant_value
 from mdh_ir.passes.kernel_stage import rewritten_by
+
+UNROLL_TRIPS = 8
+"""The most trips of a loop that the pass unrolls to hoist the reads in it."""
+
+
+def holders(op: Operation, body: Block) -> list[Operation] | None:
+    """The ops between `op` and `body` (innermost first), or None if `op` is not in it."""
+    chain = []
+    while op.parent_block() is not body:
+        parent = op.parent_op()
+        if parent is None:
+            return None
+        chain.append(parent)
+        op = parent
+    return chain
+
+
+def trips(loop: scf.ForOp) -> int | None:
+    """The trip count of a loop with constant bounds and no loop-carried values."""
+    lb, ub, step = (constant_value(v) for v in (loop.lb, loop.ub, loop.step))
+    if lb is None or ub is None or step is None or step <= 0 or loop.iter_args:
+        return None
+    return max(0, -(-(ub - lb) // step))
+
+
+def unroll(loop: scf.ForOp) -> None:
+    """`loop` replaced by a copy of its body per trip."""
+    lb, step = constant_value(loop.lb), constant_value(loop.step)
+    assert lb is not None and step is not None
+    body = loop.body.block
+    for t in range(trips(loop) or 0):
+        mapping: dict[SSAValue, SSAValue] = {body.args[0]: Emitter.before(loop).const(lb + t * step)}
+        for op in body.ops:
+            if not isinstance(op, scf.YieldOp):
+                loop.parent_block().insert_op_before(op.clone(value_mapper=mapping), loop)  # type: ignore[union-attr]
+    loop.detach()
+    loop.erase()
+
+
+def loops_to_unroll(load: memref.LoadOp, body: Block, written: set[SSAValue]) -> list[scf.ForOp]:
+    """The loops around a read of a never-written global buffer that are unrolled so
+    that it can be hoisted (module docstring), innermost first; none where one of them
+    cannot be."""
+    chain = holders(load, body)
+    if not chain or load.memref.owner is not body or load.memref in written:
+        return []
+    loops = [op for op in chain if isinstance(op, scf.ForOp)]
+    if not loops or any(not isinstance(op, scf.ForOp | scf.IfOp) for op in chain):
+        return []
+    if any(trips(loop) is None or trips(loop) > UNROLL_TRIPS for loop in loops):  # type: ignore[operator]
+        return []
+    ops = list(body.ops)
+    if not any(isinstance(op, BarrierOp) for op in ops[: ops.index(chain[-1])]):
+        return []
+    return loops
 
 
 def top_level(op: Operation, body: Block) -> Operation | None:
@@ -48,8 +112,28 @@ def top_level(op: Operation, body: Block) -> Operation | None:
     return op
 
 
-def hoist_point(load: memref.LoadOp, body: Block, written: set[SSAValue]) -> InsertPoint | None:
-    """Where `load` may be issued instead (module docstring), or None."""
+def slice_of(index: SSAValue, body: Block, holder: Operation) -> list[Operation] | None:
+    """The side-effect-free ops inside `holder` that compute `index` from values of the
+    kernel's top level, in order; None where another op does."""
+    if isinstance(index.owner, Block):
+        return [] if index.owner is body else None
+    op = index.owner
+    if op.parent_block() is body:
+        return []
+    if not holder.is_ancestor(op) or op.regions or not is_side_effect_free(op):
+        return None
+    found: list[Operation] = []
+    for operand in op.operands:
+        inner = slice_of(operand, body, holder)
+        if inner is None:
+            return None
+        found += [o for o in inner if o not in found]
+    return [*found, op]
+
+
+def hoist_point(load: memref.LoadOp, body: Block, written: set[SSAValue]) -> tuple[InsertPoint, list[Operation]] | None:
+    """Where `load` may be issued instead, with the ops that compute its indices there
+    (module docstring), or None."""
     buffer = load.memref
     if buffer.owner is not body or buffer in written or memory_space(buffer.type) != "glb":
         return None
@@ -58,26 +142,31 @@ def hoist_point(load: memref.LoadOp, body: Block, written: set[SSAValue]) -> Ins
     holder = top_level(load, body)
     if holder is None:
         return None
+    computed: list[Operation] = []
+    for index in load.indices:
+        inner = slice_of(index, body, holder)
+        if inner is None:
+            return None
+        computed += [o for o in inner if o not in computed]
     ops = list(body.ops)
     start = 0
-    for index in load.indices:
-        if isinstance(index.owner, Block):
-            if index.owner is not body:
-                return None
-            continue
-        if index.owner.parent_block() is not body:
-            return None
-        start = max(start, ops.index(index.owner) + 1)
+    for value in {v for op in [*computed, load] for v in op.operands}:
+        if not isinstance(value.owner, Block) and value.owner.parent_block() is body:
+            start = max(start, ops.index(value.owner) + 1)
     end = ops.index(holder)
     if not any(isinstance(op, BarrierOp) for op in ops[start:end]):
         return None
-    return InsertPoint.before(ops[start]) if start < len(ops) else InsertPoint.at_end(body)
+    return (InsertPoint.before(ops[start]) if start < len(ops) else InsertPoint.at_end(body)), computed
 
 
-def hoist(load: memref.LoadOp, at: InsertPoint) -> None:
+def hoist(load: memref.LoadOp, at: InsertPoint, computed: list[Operation]) -> None:
     e = Emitter(at)
+    mapping: dict[SSAValue, SSAValue] = {}
+    for op in computed:
+        e.op(op.clone(value_mapper=mapping))
     shape = load.memref.type.get_shape()  # type: ignore[attr-defined]
-    clamped = [e.max(e.min(i, n - 1), 0) for i, n in zip(load.indices, shape)]
+    indices = [mapping.get(i, i) for i in load.indices]
+    clamped = [e.max(e.min(i, n - 1), 0) for i, n in zip(indices, shape)]
     early = e.load(load.memref, clamped)
     load.res.replace_all_uses_with(early)
     load.detach()
@@ -92,7 +181,12 @@ class LowLevelHoistLoads(ModulePass):
         for kernel in rewritten_by(self.name, op):
             body = kernel.body.block
             written = kernel.written()
-            for load in [o for o in kernel.walk() if isinstance(o, memref.LoadOp)]:
-                at = hoist_point(load, body, written)
-                if at is not None:
-                    hoist(load, at)
+            while loops := next(
+                (found for o in kernel.walk() if isinstance(o, memref.LoadOp) and (found := loops_to_unroll(o, body, written))),
+                None,
+            ):
+                unroll(loops[0])
+            for load in reversed([o for o in kernel.walk() if isinstance(o, memref.LoadOp)]):  # keeps their order
+                found = hoist_point(load, body, written)
+                if found is not None:
+                    hoist(load, *found)
