@@ -22,6 +22,8 @@ import os
 import re
 
 import ml_dtypes
+from dataclasses import replace
+
 import numpy as np
 import pytest
 from xdsl.dialects import memref
@@ -370,16 +372,23 @@ def test_default_configuration_never_asks_for_tensor_cores() -> None:
 
 @pytest.mark.parametrize("type_name", list(TYPES))
 def test_gpu_default_configuration_runs_on_pocl(type_name: str) -> None:
-    """The GPU class's default configuration (local tiles, prefetching, vectors of 16-bit
-    copies; for TF32 inputs warp fragments, which PoCL runs as FMAs: tests/test_mma.py)
-    of 16-bit and TF32 inputs builds and computes the reference's result on PoCL, as it
+    """The GPU class's default configuration of 16-bit and TF32 inputs (local tiles,
+    prefetching; warp fragments, which PoCL runs as FMAs: tests/test_mma.py, where the
+    work-groups keep the compute units busy, as 4 work-groups keep 4; else FP32 FMAs with
+    vectors of 16-bit copies) builds and computes the reference's result on PoCL, as it
     would on NVIDIA's OpenCL (no cl_khr_fp16 needed)."""
     t, precision = TYPES[type_name]
     module = matmul(t, precision, 129, 65, 70)
     op = find_compute(module)
-    cfg = default_config(op, PRESETS["gpu"])
-    assert "lcl" in cfg.inp_mem[0]
-    assert cfg.mma == ("tf32" if precision == "tf32" else "none")
+    for units, mma in ((4, type_name), (132, "none")):
+        cfg = default_config(op, replace(PRESETS["gpu"], compute_units=units))
+        assert "lcl" in cfg.inp_mem[0] and cfg.mma == mma
+        check_emulated(module, cfg)
+
+
+def check_emulated(module: ModuleOp, cfg) -> None:
+    """`module` in `cfg` on PoCL computes the reference's result, with no half type."""
+    op = find_compute(module)
     inputs = random_inputs(op, np.random.default_rng(7))
     program = emulated(module, cfg)
     check_outputs(module, inputs, program(*inputs))

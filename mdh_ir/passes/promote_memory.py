@@ -30,6 +30,12 @@ checks (H100, GEMM 4096^3 default configuration: 3.22 -> 3.07 ms); one whose box
 inside along some axes only gets those as `inside_axes` (a GEMM of 2000^3 with tiles of
 128 x 128 x 8: the k axis), which need no checks either.
 Boundary modes are applied when copying from global memory.
+An op of precision "tf32" rounds its inputs where they are read (`lowlevel.round_tf32`,
+from `mdh-tile`); an input cached by copies is rounded by the copy from global memory
+instead (`round = "tf32"`), once per element and tile, and its reads from the cache
+lose their rounding (H100, TF32 matmul 128 x 4096 x 4096, FP32 FMAs on 128 x 128 local
+tiles: 0.424 ms rounding every read of the 8 x 8 register tiles, against 0.114 ms for
+the same configuration in IEEE precision).
 """
 
 from collections.abc import Sequence
@@ -37,7 +43,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import memref
-from xdsl.dialects.builtin import AffineMapAttr, IntegerAttr, MemRefType, ModuleOp, UnitAttr
+from xdsl.dialects.builtin import AffineMapAttr, IntegerAttr, MemRefType, ModuleOp, StringAttr, UnitAttr
 from xdsl.ir import Block, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.passes import ModulePass
@@ -53,6 +59,8 @@ from mdh_ir.dialects.lowlevel import (
     CopyOp,
     KernelOp,
     TileForOp,
+    ROUND_ATTR,
+    RoundTF32Op,
     ViewLoadOp,
     i64_array,
 )
@@ -185,6 +193,24 @@ def promote(kernel: KernelOp) -> None:
             load.results[0].replace_all_uses_with(new.result)
             load.detach()
             load.erase()
+    if op.input_precision == "tf32":
+        round_at_copies(kernel, {cache.buffer for cache in caches.values()})
+
+
+def round_at_copies(kernel: KernelOp, cached: set[SSAValue]) -> None:
+    """The copies from global memory into the `cached` buffers round to TF32, and the
+    reads of those buffers no longer do (module docstring)."""
+    for copy in kernel.walk():
+        if isinstance(copy, CopyOp) and copy.dest in cached and copy.source not in cached:
+            copy.attributes[ROUND_ATTR] = StringAttr("tf32")
+    for rounding in list(kernel.walk()):
+        if not isinstance(rounding, RoundTF32Op):
+            continue
+        read = rounding.input.owner
+        if isinstance(read, ViewLoadOp) and read.source in cached:
+            rounding.result.replace_all_uses_with(rounding.input)
+            rounding.detach()
+            rounding.erase()
 
 
 class ReadLimits:
