@@ -122,13 +122,19 @@ def slice_of(index: SSAValue, body: Block, holder: Operation) -> list[Operation]
         return []
     if not holder.is_ancestor(op) or op.regions or not is_side_effect_free(op):
         return None
+    found = slices_of(op.operands, body, holder)
+    return None if found is None else [*found, op]
+
+
+def slices_of(values, body: Block, holder: Operation) -> list[Operation] | None:
+    """`slice_of` each of `values`, together, each op once."""
     found: list[Operation] = []
-    for operand in op.operands:
-        inner = slice_of(operand, body, holder)
+    for value in values:
+        inner = slice_of(value, body, holder)
         if inner is None:
             return None
         found += [o for o in inner if o not in found]
-    return [*found, op]
+    return found
 
 
 def hoist_point(load: memref.LoadOp, body: Block, written: set[SSAValue]) -> tuple[InsertPoint, list[Operation]] | None:
@@ -142,12 +148,9 @@ def hoist_point(load: memref.LoadOp, body: Block, written: set[SSAValue]) -> tup
     holder = top_level(load, body)
     if holder is None:
         return None
-    computed: list[Operation] = []
-    for index in load.indices:
-        inner = slice_of(index, body, holder)
-        if inner is None:
-            return None
-        computed += [o for o in inner if o not in computed]
+    computed = slices_of(load.indices, body, holder)
+    if computed is None:
+        return None
     ops = list(body.ops)
     start = 0
     for value in {v for op in [*computed, load] for v in op.operands}:
