@@ -244,19 +244,20 @@ def _gpu_mma_tiles(op: ComputeOp, device: DeviceInfo, cfg: Config) -> Config | N
     """For an op whose form is a sum of products (`MmaForm`) and whose inputs tensor
     cores read (`mma_kind`: precision "tf32", or f16 / bf16 inputs), on a device with
     tensor cores: `cfg` computing its private tiles on warp fragments (`mma`), in the
-    largest legal work-group tile of `MMA_TILES` within the sizes whose work-groups
-    keep `MMA_BUSY` of the compute units busy (larger tiles read each input fewer times, but leave compute
-    units idle); None where none does (the FP32 default is faster there: H100,
-    128 x 4096 x 4096 at 64 of 132, 0.214 ms on tensor cores against 0.120 ms, while
-    1000^3 at 128 took 0.049 ms against 0.077 ms). Private tiles of 8 x 8 x K, k in local tiles of 16, both inputs in local
-    memory, the next local tile loaded during this one, rows padded by 8 (`lcl_pad`: a
-    warp's fragment loads read 4 rows at 8 columns each, which a row length of 8 more
-    than a multiple of 32 spreads over the 32 banks; unpadded 2.4x slower). H100 against
-    cuBLAS in the same precision, this rule's pick against the former 128 x 64 tiles
-    (TF32; f16 against the FP32-path default): 4096^3 0.26x (0.19x), 3000^3 0.31x
-    (0.29x), 2000^3 0.31x (0.23x), 1000^3 0.64x (0.57x), 1025^3 0.59x (0.58x); f16
-    4096^3 0.14x (0.05x), 2000^3 0.18x (0.07x), 1000^3 0.42x (0.23x), 1025^3 0.64x
-    (0.28x)."""
+    largest legal work-group tile of `MMA_TILES` within the sizes whose work-groups keep
+    `MMA_BUSY` of the compute units busy (larger tiles read each input fewer times, but
+    leave compute units idle); None where none does, for the FP32 path. H100, from
+    flushed caches: TF32 128 x 4096 x 4096 (64 work-groups at most) 0.215 ms on tensor
+    cores against 0.121 ms on the FP32 path; 1000^3 (128 of 64 x 128) 0.070 against
+    0.075 ms. Private tiles of 8 x 8 x K (or 8 x 16, 16 x 8), k in local tiles of 16,
+    both inputs in local memory, the next local tile loaded during this one, rows padded
+    by 8 (`lcl_pad`: a warp's fragment loads read 4 rows at 8 columns each, which a row
+    length of 8 more than a multiple of 32 spreads over the 32 banks; unpadded 2.4x
+    slower). cuBLAS / ours in the same precision (probe, warm caches), this rule's pick
+    and, in brackets, the former 128 x 64 tiles (TF32) or the FP32 path (f16): TF32
+    4096^3 0.26 (0.19), 3000^3 0.31 (0.29), 2000^3 0.31 (0.23), 1000^3 0.64 (0.57),
+    1025^3 0.59 (0.58); f16 4096^3 0.14 (0.05), 2000^3 0.18 (0.07), 1000^3 0.42 (0.23),
+    1025^3 0.64 (0.28)."""
     kind = mma_kind(op, device)
     if kind == "none":
         return None
