@@ -174,16 +174,10 @@ class Compiled:
     def upload(self, inputs: list[np.ndarray]) -> DeviceInputs:
         return self.program.upload(inputs)
 
-    def run(
-        self,
-        inputs: list | DeviceInputs,
-        repeats: int = 1,
-        flush_bytes: int = 0,
-        stopwatch: Stopwatch | None = None,
-        download: bool = True,
-    ) -> tuple[list, list[float]]:
-        """`Program.run` of the runtime: outputs (or their buffers) and, per repeat, seconds."""
-        return self.program.run(inputs, repeats, flush_bytes, stopwatch, download)
+    def run(self, inputs: list | DeviceInputs, *args, **kwargs) -> tuple[list, list[float]]:
+        """`Program.run` of the runtime (its arguments): outputs (or their buffers) and,
+        per repeat, seconds."""
+        return self.program.run(inputs, *args, **kwargs)
 
 
 def compile_module(
