@@ -44,8 +44,9 @@ def fresh_database(server: str, name: str) -> str:
     return server.rsplit("/", 1)[0] + "/" + name
 
 
-def tune(source: Path, args: argparse.Namespace, workers: int, target: str) -> tuple[float, list[int], int]:
-    """Wall seconds, evaluations each worker measured, evaluations stored."""
+def tune(source: Path, args: argparse.Namespace, workers: int, target: str, name: str) -> tuple[float, list[int], int]:
+    """Wall seconds, evaluations each worker measured, evaluations stored (the output
+    kept as `--logs`/NAME.log)."""
     devices = args.device.split(",")
     sharing = ["--workers", str(workers)] if workers else []
     device = ",".join((devices * workers)[:workers]) if workers else devices[0]
@@ -56,9 +57,7 @@ def tune(source: Path, args: argparse.Namespace, workers: int, target: str) -> t
     wall = time.perf_counter() - started
     if args.logs:
         Path(args.logs).mkdir(parents=True, exist_ok=True)
-        (Path(args.logs) / f"{Path(target).stem if '://' not in target else target.rsplit('/', 1)[1]}.log").write_text(
-            run.stdout + run.stderr
-        )
+        (Path(args.logs) / f"{name}.log").write_text(run.stdout + run.stderr)
     if run.returncode != 0:
         raise RuntimeError(run.stderr[-2000:])
     found = re.findall(r"^evaluations: (\d+) \((\d+) from the database", run.stdout, re.M)
@@ -96,7 +95,7 @@ def main() -> None:
                 name = f"alone_{r}" if not workers else f"w{workers}_{r}"
                 shared = not workers or args.sqlite
                 target = str(folder / f"{name}.sqlite") if shared else fresh_database(server, name)
-                wall, measured, stored = tune(source, args, workers, target)
+                wall, measured, stored = tune(source, args, workers, target, name)
                 label = "alone" if not workers else f"{workers} workers"
                 print(f"round {r}: {label:<10} {wall:6.1f} s  measured {measured}  stored {stored}", flush=True)
     finally:

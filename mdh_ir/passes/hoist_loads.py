@@ -45,6 +45,7 @@ from xdsl.traits import is_side_effect_free
 
 from mdh_ir.dialects.lowlevel import BarrierOp, KernelOp, memory_space
 from mdh_ir.passes.emit import Emitter, constant_value
+from mdh_ir.passes.expand import static_trips
 from mdh_ir.passes.kernel_stage import rewritten_by
 
 UNROLL_TRIPS = 8
@@ -63,20 +64,12 @@ def holders(op: Operation, body: Block) -> list[Operation] | None:
     return chain
 
 
-def trips(loop: scf.ForOp) -> int | None:
-    """The trip count of a loop with constant bounds and no loop-carried values."""
-    lb, ub, step = (constant_value(v) for v in (loop.lb, loop.ub, loop.step))
-    if lb is None or ub is None or step is None or step <= 0 or loop.iter_args:
-        return None
-    return max(0, -(-(ub - lb) // step))
-
-
-def unroll(loop: scf.ForOp) -> None:
-    """`loop` replaced by a copy of its body per trip."""
+def unroll(loop: scf.ForOp, trips: int) -> None:
+    """`loop` (constant bounds, no loop-carried values) replaced by a copy of its body per trip."""
     lb, step = constant_value(loop.lb), constant_value(loop.step)
     assert lb is not None and step is not None
     body = loop.body.block
-    for t in range(trips(loop) or 0):
+    for t in range(trips):
         mapping: dict[SSAValue, SSAValue] = {body.args[0]: Emitter.before(loop).const(lb + t * step)}
         for op in body.ops:
             if not isinstance(op, scf.YieldOp):
@@ -85,21 +78,21 @@ def unroll(loop: scf.ForOp) -> None:
     loop.erase()
 
 
-def loops_to_unroll(load: memref.LoadOp, body: Block, written: set[SSAValue]) -> list[scf.ForOp]:
-    """The loops around a read of a never-written global buffer after the kernel's last
-    barrier that are unrolled so that it can be hoisted (module docstring), innermost
-    first; none where one of them cannot be."""
+def loop_to_unroll(load: memref.LoadOp, body: Block, written: set[SSAValue]) -> tuple[scf.ForOp, int] | None:
+    """The innermost loop, with its trips, around a read of a never-written global buffer
+    after the kernel's last barrier, unrolled so that the read can be hoisted (module
+    docstring); None where a loop around it cannot be."""
     chain = holders(load, body)
     if not chain or load.memref.owner is not body or load.memref in written:
-        return []
-    loops = [op for op in chain if isinstance(op, scf.ForOp)]
-    if not loops or any(not isinstance(op, scf.ForOp | scf.IfOp) for op in chain):
-        return []
-    if any(trips(loop) is None or trips(loop) > UNROLL_TRIPS for loop in loops):  # type: ignore[operator]
-        return []
+        return None
+    if any(not isinstance(op, scf.ForOp | scf.IfOp) for op in chain):
+        return None
+    loops = [(op, static_trips(op)) for op in chain if isinstance(op, scf.ForOp)]
+    if not loops or any(n is None or n > UNROLL_TRIPS or loop.iter_args for loop, n in loops):
+        return None
     ops = list(body.ops)
     barriers = [i for i, op in enumerate(ops) if isinstance(op, BarrierOp)]
-    return loops if barriers and barriers[-1] < ops.index(chain[-1]) else []
+    return loops[0] if barriers and barriers[-1] < ops.index(chain[-1]) else None  # type: ignore[return-value]
 
 
 def top_level(op: Operation, body: Block) -> Operation | None:
@@ -182,11 +175,11 @@ class LowLevelHoistLoads(ModulePass):
         for kernel in rewritten_by(self.name, op):
             body = kernel.body.block
             written = kernel.written()
-            while loops := next(
-                (found for o in kernel.walk() if isinstance(o, memref.LoadOp) and (found := loops_to_unroll(o, body, written))),
+            while found := next(
+                (f for o in kernel.walk() if isinstance(o, memref.LoadOp) and (f := loop_to_unroll(o, body, written))),
                 None,
             ):
-                unroll(loops[0])
+                unroll(*found)
             for load in reversed([o for o in kernel.walk() if isinstance(o, memref.LoadOp)]):  # keeps their order
                 found = hoist_point(load, body, written)
                 if found is not None:

@@ -19,8 +19,8 @@ the warps' fragments:
 
 with, for a lane l of the work-group's linear local id (32 consecutive ids a warp),
 g = l / 4 and t = l mod 4 (`lowlevel.MmaOp` documents the layout). "tf32" reads f32
-elements rounded to TF32 by the copies into the local copies (`round = "tf32"`; by
-`round_tf32` at the load where none fill them). "f16" and "bf16" (m16n8k16) read the
+elements rounded to TF32 by the copies into the local copies (`round = "tf32"`, set by
+`mdh-promote-memory` for an op of precision "tf32"). "f16" and "bf16" (m16n8k16) read the
 16-bit elements as stored (`view_load` without widening) at columns k0 + 2t (+8) and
 k0 + 2t + 1 (+8) (B: rows), and pack each pair into an i32 register, the lower k in
 the low 16 bits (`arith.bitcast` to i16, `extui`, `shli`, `ori`). A fragment's rows
@@ -52,7 +52,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, memref
-from xdsl.dialects.builtin import DenseArrayBase, IntegerType, ModuleOp, StringAttr, f32, i32
+from xdsl.dialects.builtin import DenseArrayBase, IntegerType, ModuleOp, f32, i32
 from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint
@@ -61,16 +61,13 @@ from mdh_ir.dialects.lowlevel import (
     LCL,
     LOCAL_SIZE_ATTR,
     PRV,
-    ROUND_ATTR,
     BarrierOp,
-    CopyOp,
     FillOp,
     KernelOp,
     MMA_KINDS,
     LocalIdOp,
     MmaKind,
     MmaOp,
-    RoundTF32Op,
     TileForOp,
     ViewLoadOp,
     memory_space,
@@ -121,18 +118,6 @@ def packed(e: Emitter, lo: SSAValue, hi: SSAValue) -> SSAValue:
     return e.emit(arith.OrIOp(lo, e.emit(arith.ShLIOp(hi, e.const(16, i32)))))
 
 
-def round_at_copies(buffer: SSAValue) -> bool:
-    """Marks the copies into the local `buffer` to store TF32-rounded elements (`round`);
-    whether there are such copies. Each element is then rounded once per local tile, by
-    the work-item that copies it, instead of at each of the warps' fragment loads."""
-    if memory_space(buffer.type) != "lcl":
-        return False
-    copies = [u.operation for u in buffer.uses if isinstance(u.operation, CopyOp) and u.operation.dest == buffer]
-    for copy in copies:
-        copy.attributes[ROUND_ATTR] = StringAttr("tf32")
-    return bool(copies)
-
-
 def loop(e: Emitter, trips: int) -> tuple[Value, Emitter]:
     """A constant loop of `trips` (none for one)."""
     return (0, e) if trips == 1 else e.for_(0, trips)
@@ -159,8 +144,6 @@ class Fragments:
             if isinstance(load, ViewLoadOp):
                 self.reads[0 if self.form.i in load.map.data.used_dims() else 1] = load
         self.kind = MMA_KINDS[self.plan.cfg.mma]
-        tf32 = self.plan.cfg.mma == "tf32"
-        self.round_at_load = {b: tf32 and not round_at_copies(load.source) for b, load in self.reads.items()}
         (self.acc,) = {
             op.memref for op in self.nest.walk() if isinstance(op, memref.StoreOp) and memory_space(op.memref.type) == "prv"
         }
@@ -188,15 +171,13 @@ class Fragments:
 
     def read(self, e: Emitter, b: int, at: dict[int, SSAValue]) -> SSAValue:
         """Input b's local copy at the dimensions' values `at`, as the mma's kind takes
-        it: f32 rounded to TF32 (here, unless its copies round), 16-bit elements as
+        it: f32 as stored (rounded to TF32 by the copies), 16-bit elements as
         stored; 0 at a k beyond the local tile (a padded k loop)."""
         old = self.reads[b]
         dims = [at[d] if d in at else e.const(0) for d in range(self.plan.rank)]
         probe = ViewLoadOp(old.source, dims, old.syms, old.map, "none")
         limits = self.limits.of("lcl", probe)
         value = e.emit(ViewLoadOp(old.source, dims, old.syms, old.map, "none", limits=limits, widen=False))
-        if self.round_at_load[b]:
-            value = e.emit(RoundTF32Op(value))
         k = self.form.k
         if not self.plan.padded(k):
             return value
