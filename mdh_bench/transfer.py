@@ -17,8 +17,9 @@ A case whose sizes the shipped file holds is refused (the question is about size
 tuned), and so is a device of which it holds nothing (`shipped.json` holds the H100's).
 
 The jobs (case x {long, short}) are dealt over `--gpus` processes, one job per card at a
-time (`CUDA_VISIBLE_DEVICES`), longest first; each job is this command with `--job`,
-writing its output to `OUT/jobs/MODE-CASE.log` (and, prefixed with its card, to stderr)
+time (`CUDA_VISIBLE_DEVICES`), longest first, each building on its share of the host's
+cores (one build worker per core of the share but one); each job is this command with
+`--job`, writing its output to `OUT/jobs/MODE-CASE.log` (and, prefixed with its card, to stderr)
 and its result to `OUT/jobs/MODE-CASE.json`. On `--device cpu`, `--gpus N` runs N
 processes side by side on the CPU (their timings disturb each other: for tests). A job
 whose result exists is not run again: a run stopped by a time limit goes on where it
@@ -94,8 +95,9 @@ def run_job(args: argparse.Namespace, mode: str, case: Case) -> dict:
     data = case_data(case)
     budget = Budget.parse(args.long if mode == "long" else args.short)
     db = Database(jobs_folder(args.out) / f"{job_name(mode, case.name)}.sqlite")
+    share = max(1, (os.cpu_count() or 2) // args.gpus - 1) if args.device == "gpu" else None
     tuner = Tuner(data.module, db, args.device, "tpe", seed=0, repeats=args.repeats, transfer=mode == "short",
-                  shipped=args.shipped)  # fmt: skip
+                  shipped=args.shipped, build_workers=share)  # fmt: skip
     spent = sum(e.cost for e in db.evaluations(tuner.key, tuner.info.key))
     left = replace(budget, seconds=max(1.0, budget.seconds - spent)) if spent and budget.seconds else budget
     if spent:
