@@ -190,13 +190,13 @@ STOPPING = threading.Event()
 
 def launch(argv: list[str], device: str, card: str, path: Path, lock: threading.Lock) -> int:
     """Run `argv` on `card` (on a GPU: the only card it sees, with a kernel cache of
-    its own beside `path`: NVIDIA's OpenCL caches built programs, and a short tuning
+    its own, `OUT/kernel_caches/MODE-CASE`: NVIDIA's OpenCL caches built programs, and a short tuning
     must not build fast what the long one of its case built), its output to `path`
     and, prefixed with the card, to stderr; its exit status."""
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     if device == "gpu":
         env["CUDA_VISIBLE_DEVICES"] = card
-        env["CUDA_CACHE_PATH"] = str(path.with_suffix(".nvcache"))
+        env["CUDA_CACHE_PATH"] = str(path.parent.parent / "kernel_caches" / path.stem)
     child = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                              start_new_session=True)  # fmt: skip
     RUNNING.add(child)
