@@ -190,9 +190,9 @@ STOPPING = threading.Event()
 
 def launch(argv: list[str], device: str, card: str, path: Path, lock: threading.Lock) -> int:
     """Run `argv` on `card` (on a GPU: the only card it sees, with a kernel cache of
-    its own, `OUT/kernel_caches/MODE-CASE`: NVIDIA's OpenCL caches built programs, and a short tuning
-    must not build fast what the long one of its case built), its output to `path`
-    and, prefixed with the card, to stderr; its exit status."""
+    its own, `OUT/kernel_caches/MODE-CASE`: NVIDIA's OpenCL caches built programs, and
+    a short tuning must not build fast what the long one of its case built), its output
+    to `path` and, prefixed with the card, to stderr; its exit status."""
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     if device == "gpu":
         env["CUDA_VISIBLE_DEVICES"] = card
