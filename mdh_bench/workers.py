@@ -9,16 +9,17 @@ Each run tunes the benchmark case `--case` (TPE, seed 0) from a fresh tuning dat
 `alone` in one process with an SQLite file on the first device of `--device` (a
 comma-separated list, e.g. `NVIDIA:0,NVIDIA:1`: N workers use its first N; one device
 serves them all), `N workers` with the database in a fresh PostgreSQL database of the
-server at `--server` (default: one started by scripts/postgres.sh in a
-temporary folder), or with `--sqlite` in a fresh SQLite file (workers of one host). The runs take turns, `--rounds` times over, in reversed order every
-other round. Printed per run: wall seconds, the evaluations each worker measured and the
-evaluations stored. On PoCL, set POCL_KERNEL_CACHE=0: the runs draw many of the same
-candidates (one seed), and a later run would find their kernels in PoCL's cache.
+server at `--server` (default: one started by scripts/postgres.sh in a temporary
+folder), or with `--sqlite` in a fresh SQLite file (workers of one host). The runs take
+turns, `--rounds` times over, in reversed order every other round, each with an empty
+kernel cache. Printed per run: wall seconds, the evaluations each worker measured and
+the evaluations stored.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import re
 import shlex
 import shutil
@@ -46,14 +47,18 @@ def fresh_database(server: str, name: str) -> str:
 
 def tune(source: Path, args: argparse.Namespace, workers: int, target: str, name: str) -> tuple[float, list[int], int]:
     """Wall seconds, evaluations each worker measured, evaluations stored (the output
-    kept as `--logs`/NAME.log)."""
+    kept as `--logs`/NAME.log). Each run builds into an empty kernel cache of its own
+    (NVIDIA's OpenCL and PoCL keep built programs; one seed draws many of the same
+    candidates, which a later run would find built)."""
     devices = args.device.split(",")
     sharing = ["--workers", str(workers)] if workers else []
     device = ",".join((devices * workers)[:workers]) if workers else devices[0]
     command = [sys.executable, "-m", "mdh_ir.tools.mdh_tune", str(source), "--device", device,
                "--budget", f"{args.evaluations}evals", "--db", target, *sharing, *shlex.split(args.tune_args)]  # fmt: skip
+    kernels = str(source.parent / f"{name}.kernels")
+    env = {**os.environ, "CUDA_CACHE_PATH": kernels, "POCL_CACHE_DIR": kernels}
     started = time.perf_counter()
-    run = subprocess.run(command, capture_output=True, text=True)
+    run = subprocess.run(command, capture_output=True, text=True, env=env)
     wall = time.perf_counter() - started
     if args.logs:
         Path(args.logs).mkdir(parents=True, exist_ok=True)
