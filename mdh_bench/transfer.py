@@ -24,8 +24,8 @@ and its result to `OUT/jobs/MODE-CASE.json`. On `--device cpu`, `--gpus N` runs 
 processes side by side on the CPU (their timings disturb each other: for tests). A job
 whose result exists is not run again: a run stopped by a time limit goes on where it
 stopped when the same command is started again; a job stopped halfway continues from its
-database with what is left of its budget (its seconds less the stored evaluations'
-costs; the evaluation cut off by the stop is lost).
+database with what is left of its budget (its seconds less the time between its stored
+results, `ran`; the evaluation cut off by the stop is lost).
 
 Then one process on the first card times, per case, the long tuning's best, the short
 tuning's best and the short tuning's first evaluation after the default (the first
@@ -46,9 +46,11 @@ import json
 import os
 import queue
 import signal
+import sqlite3
 import subprocess
 import sys
 import threading
+from contextlib import closing
 from dataclasses import replace
 from pathlib import Path
 
@@ -86,7 +88,7 @@ def jobs_folder(out: Path) -> Path:
 def run_job(args: argparse.Namespace, mode: str, case: Case) -> dict:
     """Tune `case` as `mode` into the job's database; its result (`job_name`'s JSON). A
     database that holds evaluations already (a job stopped halfway) is continued with
-    what is left of the budget: its seconds less the stored evaluations' costs."""
+    what is left of the budget: its seconds less those the stopped runs tuned (`ran`)."""
     from mdh_bench.case_data import case_data
     from mdh_ir.database.store import Database
     from mdh_ir.tools.mdh_tune import summary
@@ -94,11 +96,12 @@ def run_job(args: argparse.Namespace, mode: str, case: Case) -> dict:
 
     data = case_data(case)
     budget = Budget.parse(args.long if mode == "long" else args.short)
-    db = Database(jobs_folder(args.out) / f"{job_name(mode, case.name)}.sqlite")
+    path = jobs_folder(args.out) / f"{job_name(mode, case.name)}.sqlite"
+    db = Database(path)
     share = max(1, (os.cpu_count() or 2) // args.gpus - 1) if args.device == "gpu" else None
     tuner = Tuner(data.module, db, args.device, "tpe", seed=0, repeats=args.repeats, transfer=mode == "short",
                   shipped=args.shipped, build_workers=share)  # fmt: skip
-    spent = sum(e.cost for e in db.evaluations(tuner.key, tuner.info.key))
+    spent = ran(path)
     left = replace(budget, seconds=max(1.0, budget.seconds - spent)) if spent and budget.seconds else budget
     if spent:
         print(f"continuing after {spent:.1f} s of stored evaluations: {left}", flush=True)
@@ -108,13 +111,27 @@ def run_job(args: argparse.Namespace, mode: str, case: Case) -> dict:
     first = stored[1] if len(stored) > 1 else None
     return dict(
         case=case.name, mode=mode, budget=str(budget), device=f"{tuner.info.platform} | {tuner.info.name}",
-        evaluations=len(stored), failures=sum(not e.ok for e in stored), tuning_seconds=sum(e.cost for e in stored),
+        evaluations=len(stored), failures=sum(not e.ok for e in stored), tuning_seconds=spent + p.elapsed,
         continued_after=spent, last_run=dict(evaluations=p.evaluations, replayed=p.replayed, elapsed=p.elapsed),
         default=evaluation(p.default), best=evaluation(p.best), first=evaluation(first),
         seeds=[dict(seed=str(s), origin=s.origin, kin=s.kin, sizes=list(s.sizes), there=s.seconds,
                     **evaluation(e)) for s, e in p.seeds],  # type: ignore[arg-type]
         history=p.history,
     )  # fmt: skip
+
+
+STOP_GAP = 120.0
+"""Seconds between two stored results beyond which a stopped job's run ended there."""
+
+
+def ran(path: Path) -> float:
+    """Seconds the runs of a stopped job tuned: the time between consecutive results in
+    its database, a gap over `STOP_GAP` taken as the stop between two runs. (The
+    results' costs leave out the waits for builds and the draws, most of a tuning's
+    time where builds are slow.)"""
+    with closing(sqlite3.connect(path)) as conn:
+        times = sorted(t for (t,) in conn.execute("SELECT created FROM evaluations WHERE status != 'running'"))
+    return sum(b - a for a, b in zip(times, times[1:]) if b - a <= STOP_GAP)
 
 
 def evaluation(e) -> dict | None:

@@ -87,3 +87,20 @@ def test_two_processes_tune_both_ways_and_report_the_ratios(tmp_path: Path) -> N
     assert {p: p.stat().st_mtime for p in others} == others
     resumed = json.loads((out / "jobs" / "long-matvec_96x64.json").read_text())
     assert resumed["continued_after"] > 0 and resumed["evaluations"] >= rows["matvec:96x64"]["long"]["evaluations"]
+
+
+def test_a_stopped_job_counts_the_time_between_its_results(tmp_path: Path) -> None:
+    """What a stopped job tuned is the time between its consecutive stored results (the
+    waits for builds included, which the results' costs leave out); a gap over
+    `STOP_GAP` is the stop between two runs, and a claim under way is no result."""
+    from mdh_ir.database.store import OK, RUNNING, Database, Evaluation
+
+    path = tmp_path / "job.sqlite"
+    db = Database(path)
+    key = db.add_computation(find_compute(CATALOG["matvec"].build(i=8, k=8)))
+    for i, status in enumerate([OK] * 5 + [RUNNING]):
+        db.record(key, "d", Evaluation(f"c{i}", status, 1e-3 if status == OK else None, cost=0.5))
+    created = [100.0, 110.0, 130.0, 131.0 + transfer.STOP_GAP, 141.0 + transfer.STOP_GAP, 151.0 + transfer.STOP_GAP]
+    for i, t in enumerate(created):
+        db._execute("UPDATE evaluations SET created = ? WHERE config = ?", (t, f"c{i}"))
+    assert transfer.ran(path) == pytest.approx(10 + 20 + 10)
