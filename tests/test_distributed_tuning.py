@@ -24,9 +24,11 @@ from mdh_ir.catalog import CATALOG
 from mdh_ir.database.store import OK, RUNNING, Database, Evaluation
 from mdh_ir.device import PRESETS
 from mdh_ir.schedule.default_config import default_config
+from mdh_ir.semantics.reference import find_compute
 from mdh_ir.tuning.distributed import Sharing
 from mdh_ir.tuning.space import Infeasible, RandomTrial, config_params, sample_config
-from mdh_ir.tuning.tuner import Tuner
+from mdh_ir.tuning.transfer import seeds
+from mdh_ir.tuning.tuner import Budget, Tuner
 
 ROOT = Path(__file__).parent.parent
 SCRIPT = ROOT / "scripts" / "postgres.sh"
@@ -176,6 +178,7 @@ def test_two_workers_evaluate_each_configuration_once(target: str, tmp_path: Pat
     assert run.returncode == 0, err
     mine = measured(out)
     assert len(mine) == 2 and all(n > 0 for n in mine)  # both workers evaluated
+    assert sum(mine) == 4  # the budget's evaluations, the default taken by one from the other
     by_status = stored(target)
     assert RUNNING not in by_status  # every claim ended in its result
     assert sum(len(v) for v in by_status.values()) == sum(mine)  # each evaluation stored once, none twice
@@ -252,13 +255,37 @@ def test_the_compile_driver_reads_a_postgresql_database(postgres: str, monkeypat
     """`$MDH_TUNING_DB` may name a PostgreSQL database: `compile_module`'s configuration
     then comes from it, as from a file."""
     from mdh_ir.database.store import computation_key
-    from mdh_ir.device import PRESETS
     from mdh_ir.driver.choose import Choice, known_config
-    from mdh_ir.schedule.default_config import default_config
-    from mdh_ir.semantics.reference import find_compute
 
     op, info = find_compute(CATALOG["matvec"].build(i=20, k=12)), PRESETS["cpu"]
     mine = default_config(op, info).with_(unroll=2)
     Database(postgres).record(computation_key(op), info.key, Evaluation(str(mine.to_attr()), OK, 0.5))
     monkeypatch.setenv("MDH_TUNING_DB", postgres)
     assert known_config(op, info) == Choice(mine, "database")
+
+
+def test_a_worker_leaves_a_seed_another_holds_for_last(tmp_path: Path) -> None:
+    """A shared worker passes over a transferred seed another worker is evaluating (its
+    claim), evaluates its other seeds, then takes the other's result: the workers split
+    the seeds instead of evaluating them in turn, and a result taken from another
+    worker is not one of this worker's evaluations (its share of the budget)."""
+    db = Database(tmp_path / "t.sqlite")
+    tuner = Tuner(CATALOG["matvec"].build(i=36, k=8), db, "cpu", "random", seed=4, repeats=3,
+                  sharing=Sharing(0, "w0", 60, 0))  # fmt: skip
+    for i, unroll in ((32, 1), (40, 2), (48, 4)):  # three tunings of other sizes: three seeds
+        op = find_compute(CATALOG["matvec"].build(i=i, k=8))
+        cfg = default_config(op, tuner.info).with_(unroll=unroll)
+        db.record(db.add_computation(op), tuner.info.key, Evaluation(str(cfg.to_attr()), OK, 1e-3, [1e-3]))
+    found = seeds(tuner.op, tuner.info, db)
+    texts = [str(s.config.to_attr()) for s in found]
+    assert len(set(texts)) == 3
+    assert db.claim(tuner.key, tuner.info.key, texts[0], "w1", lifetime=60, since=0)
+    theirs = Evaluation(texts[0], OK, 2e-3, [2e-3], technique="transfer")
+    timer = threading.Timer(1.0, lambda: Database(tmp_path / "t.sqlite").record(tuner.key, tuner.info.key, theirs))
+    timer.start()
+    progress = tuner.run(Budget.parse("3evals"))
+    timer.join()
+    assert [str(s.config.to_attr()) for s, _ in progress.seeds] == [texts[1], texts[2], texts[0]]
+    assert progress.seeds[2][1].seconds == 2e-3  # the other worker's result
+    assert (progress.evaluations, progress.others) == (3, 1)  # the default and two seeds measured
+    assert len(db.evaluations(tuner.key, tuner.info.key)) == 4

@@ -103,7 +103,8 @@ def summary(p: Progress, transfer: bool = True) -> str:
     """The tuning's counts, default, seeds (`transfer`: whether it looked for any),
     best and where its time went."""
     d = p.default
-    lines = [f"evaluations: {p.evaluations} ({p.replayed} from the database, {p.failures} failed)"]
+    others = f", {p.others} from other workers" if p.others else ""
+    lines = [f"evaluations: {p.evaluations} ({p.replayed} from the database, {p.failures} failed{others})"]
     lines.append(f"default: {format_seconds(d.seconds) if d and d.ok else f'failed ({d.status})' if d else 'failed'}")
     if not transfer:
         none = " (--no-seeds)"
@@ -132,7 +133,7 @@ def phase_lines(p: Progress) -> list[str]:
     """Where the tuning's time went: seconds per phase (`Progress.phases`), their share,
     and per evaluation measured in this run."""
     measured = max(1, p.evaluations - p.replayed)
-    order = [*PHASES, "wait", "search", "search_meanwhile", "confirm", "replayed", *POOL_PHASES]
+    order = [*PHASES, "wait", "search", "search_meanwhile", "confirm", "replayed", "others", *POOL_PHASES]
     named = sorted(p.phases.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order))
     lines = [f"time: {p.elapsed:.1f} s ({measured} evaluations measured)"]
     for name, seconds in named:

@@ -129,6 +129,10 @@ class Progress:
     evaluations: int = 0
     failures: int = 0
     replayed: int = 0
+    others: int = 0
+    """Results a worker of a shared tuning took from the database instead of measuring
+    (the others', waited for where under way; an earlier run's): not in `evaluations`,
+    the worker's share of an evaluation budget."""
     skipped: int = 0
     """Draws never built: infeasible or duplicates."""
     elapsed: float = 0.0
@@ -142,9 +146,10 @@ class Progress:
     phases: dict[str, float] = field(default_factory=dict)
     """Where `elapsed` went, in seconds: the phases of the evaluations measured in this
     run (`evaluate.PHASES`), `replayed` (the stored costs of those replayed from the
-    database), `search` (the technique's draws, skipped ones included, where the
-    evaluation worker did not run meanwhile), `wait` (waiting for the pool to finish a
-    candidate's build) and `confirm` (the final check); and, not part of `elapsed` as
+    database), `others` (a shared tuning's worker waiting for and reading `others`),
+    `search` (the technique's draws, skipped ones included, where the evaluation worker
+    did not run meanwhile), `wait` (waiting for the pool to finish a candidate's build)
+    and `confirm` (the final check); and, not part of `elapsed` as
     they overlap it (`OVERLAPPING`), the seconds spent in the build pool
     (`pool.POOL_PHASES`) and the draws made while the evaluation worker ran
     (`search_meanwhile`; the part of them that outlasted it is `search`)."""
@@ -228,9 +233,10 @@ class Tuner:
         The default is evaluated first, then the best configuration the database
         already knows (a replay), so that a tuning that continues a database never
         ends with a worse pick than the database had; not by a worker of a shared
-        tuning, whose command checks the database's best once at the end (a worker
-        starting late replayed the other's first result, its evaluation budget spent
-        on replays)."""
+        tuning, whose command checks the database's best once at the end. Then the
+        transferred seeds; a worker of a shared tuning leaves those another worker
+        holds for last, and takes their results (`Progress.others`) instead of
+        evaluating them in turn."""
         inputs, reference = self._data(inputs, reference)
         progress = Progress()
         seen: dict[str, Evaluation] = {}
@@ -255,10 +261,15 @@ class Tuner:
 
             def measure(cfg: Config, technique: str = self.technique.name, meanwhile=None) -> Evaluation:
                 text = str(cfg.to_attr())
+                started = time.perf_counter()
                 result = stored(text)
                 if result is None and self.sharing is not None:
                     result = self.sharing.claim_or_wait(self.db, self.key, self.info.key, text)
-                if result is not None:
+                theirs = result is not None and self.sharing is not None
+                if theirs:  # another worker's (or an earlier run's): not this worker's share
+                    progress.others += 1
+                    progress.spend("others", time.perf_counter() - started)
+                elif result is not None:
                     progress.replayed += 1
                     progress.spend("replayed", result.cost)
                 else:
@@ -275,8 +286,8 @@ class Tuner:
                     for phase, seconds in result.phases.items():
                         progress.spend(phase, seconds)
                 seen[text] = result
-                progress.evaluations += 1
-                progress.failures += not result.ok
+                progress.evaluations += not theirs
+                progress.failures += not theirs and not result.ok
                 if result.ok and (progress.best is None or result.seconds < progress.best.seconds):  # type: ignore
                     progress.best = result
                 best = progress.best.seconds if progress.best else None
@@ -300,12 +311,20 @@ class Tuner:
                     earlier = replayed
                     if not at_origin.ok or replayed.seconds < at_origin.seconds:  # type: ignore[operator]
                         origin, at_origin = known, replayed
+            later = []  # seeds another worker holds, waited for once this worker's are done
             for seed in found:
                 text = str(seed.config.to_attr())
                 if text not in seen and progress.done(budget):
                     break
-                result = seen[text] if text in seen else measure(seed.config, "transfer")
-                progress.seeds.append((seed, result))
+                if text not in seen and stored(text) is None and not self._claim(text):
+                    later.append(seed)
+                    continue
+                progress.seeds.append((seed, seen[text] if text in seen else measure(seed.config, "transfer")))
+            for seed in later:  # another worker's result, waited for; measured where it died
+                if stored(str(seed.config.to_attr())) is None and progress.done(budget):
+                    break
+                progress.seeds.append((seed, measure(seed.config, "transfer")))
+            for seed, result in progress.seeds:
                 if result.ok and (not at_origin.ok or result.seconds < at_origin.seconds):  # type: ignore
                     origin, at_origin = seed.config, result
             pool.discard()
