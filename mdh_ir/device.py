@@ -101,6 +101,14 @@ class DeviceInfo:
         return self.compute_capability >= (8, 0)
 
     @property
+    def tf32_conversion(self) -> bool:
+        """Whether the device rounds f32 to TF32 as `lowlevel.round_tf32` does (to
+        nearest, ties to even) in one instruction, PTX `cvt.rn.tf32.f32`: NVIDIA's
+        compute capability 9.0 (H100) and later (8.x has only `cvt.rna`, ties away
+        from zero)."""
+        return self.compute_capability >= (9, 0)
+
+    @property
     def key(self) -> str:
         """Identifies the device in the tuning database; a model with lowered limits has
         its own results (the device's may not fit it)."""

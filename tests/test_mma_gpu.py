@@ -92,3 +92,32 @@ def test_mma_matmul_4096_throughput(kind: str) -> None:
         for i, j in sample:
             exact = a[i] @ b[:, j]
             assert abs(outputs[0][i, j] - exact) <= 2e-3 * (np.abs(a[i]) @ np.abs(b[:, j])), (i, j)
+
+
+@pytest.mark.parametrize("vector_width", [1, 4])
+def test_tf32_rounding_instruction_rounds_as_the_reference(vector_width: int) -> None:
+    """On compute capability 9.0+ `round_tf32` is PTX `cvt.rn.tf32.f32`: it rounds as
+    `semantics.precision.round_tf32` does, bit for bit, ties (both parities), NaN,
+    infinities and the largest float (up to infinity) included."""
+    from tests.test_reduced_precision import product
+
+    from mdh_ir.dialects.lowlevel import PTX_ATTR, RoundTF32Op
+    from mdh_ir.semantics.precision import round_tf32
+
+    module = product("tf32", 7, 36)
+    op = find_compute(module)
+    info = device_info(DEVICE)
+    cfg = default_config(op, info).with_(
+        num_wg=(7, 1), num_wi=(1, 1), lt_size=(1, 36), pt_size=(1, 36), vector_width=vector_width,
+        loop_order=((0, 1), (0, 1)),
+    )  # fmt: skip
+    compiled = compile_module(module, DEVICE, cfg)
+    roundings = [o for o in compiled.lowered.walk() if isinstance(o, RoundTF32Op)]
+    assert roundings and all((PTX_ATTR in o.attributes) is info.tf32_conversion for o in roundings)
+    rng = np.random.default_rng(3)
+    a = rng.uniform(-2, 2, (7, 36)).astype(np.float32)
+    ties = np.array([0x3F801000, 0x3F803000, 0xBF801000, 0xBF803000], np.uint32).view(np.float32)
+    a[0, :8] = [np.inf, -np.inf, np.nan, np.float32(3.4028235e38), *ties]
+    b = np.ones_like(a)
+    (got,) = compiled(a, b)
+    assert np.array_equal(got, round_tf32(a), equal_nan=True)

@@ -31,7 +31,7 @@ from xdsl.dialects.builtin import BFloat16Type, Float16Type, ModuleOp
 
 from mdh_ir.builder import Input, Output, bf16, cc, compute_module, f16, f32, ps, pw
 from mdh_ir.device import PRESETS, DeviceInfo
-from mdh_ir.dialects.lowlevel import LoadWidenedOp, RoundTF32Op, memory_space
+from mdh_ir.dialects.lowlevel import PTX_ATTR, LoadWidenedOp, RoundTF32Op, memory_space
 from mdh_ir.driver import compile_module, lower
 from mdh_ir.errors import MDHError
 from mdh_ir.frontend import Buffer, cc as fcc, inp, inp_view, md_hom, mdh, out, out_view, pw as fpw
@@ -336,6 +336,21 @@ def test_device_model_knows_tensor_cores() -> None:
     base = PRESETS["gpu"]
     assert DeviceInfo(**{**base.__dict__, "compute_capability": (8, 0)}).tensor_cores
     assert not DeviceInfo(**{**base.__dict__, "compute_capability": (7, 5)}).tensor_cores
+
+
+def test_tf32_rounding_is_the_instruction_from_compute_capability_9() -> None:
+    """`cvt.rn.tf32.f32` (ties to even, as `round_tf32`) exists from compute capability
+    9.0; the lowering for such a device marks every rounding `ptx`, others keep the
+    integer rounding (8.x has only `cvt.rna`, ties away from zero)."""
+    module = product("tf32", 7, 36)
+    op = find_compute(module)
+    for capability, marked in (((9, 0), True), ((8, 0), False)):
+        info = DeviceInfo(**{**PRESETS["gpu"].__dict__, "compute_capability": capability})
+        assert info.tf32_conversion is marked
+        lowered = lower(module, info, default_config(op, info))
+        roundings = [o for o in lowered.walk() if isinstance(o, RoundTF32Op)]
+        assert roundings and all((PTX_ATTR in o.attributes) is marked for o in roundings)
+    assert not PRESETS["cpu"].tf32_conversion
 
 
 def rules(op, cfg, device) -> list[str]:

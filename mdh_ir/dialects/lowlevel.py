@@ -19,8 +19,9 @@ ops step by step (DESIGN.md section 5):
   buffers);
 - `lowlevel-expand`: `load_widened`, the read of a 16-bit float element (f16, bf16) as
   the f32 of its value;
-- `mdh-tile`: `round_tf32`, an f32 input read as TF32 (`precision = "tf32"`; `mdh-mma`
-  moves it to the copies into the fragments' local buffers, `round` on a `copy`);
+- `mdh-tile`: `round_tf32`, an f32 input read as TF32 (`precision = "tf32"`;
+  `mdh-promote-memory` moves it to the copies into local buffers, `round` on a `copy`;
+  `lowlevel-tf32-ptx` has the device's instruction do it);
 - `mdh-mma`: `mma`, one warp-level tensor-core `mma.sync` on fragments held by the
   lanes (`lowlevel-expand-mma` rewrites it into FMAs through local memory for devices
   without tensor cores).
@@ -134,7 +135,12 @@ outside the source (see mdh-promote-memory)."""
 
 ROUND_ATTR = "round"
 """Copy attribute: "tf32" rounds each element it stores into the destination
-(`round_tf32`), so that the destination's readers read rounded values (see mdh-mma)."""
+(`round_tf32`), so that the destination's readers read rounded values (see
+mdh-promote-memory)."""
+
+PTX_ATTR = "ptx"
+"""`round_tf32` attribute (unit): done by the device's conversion instruction, PTX
+`cvt.rn.tf32.f32` (see lowlevel-tf32-ptx), instead of integer operations."""
 
 ALIGNMENT_ATTR = "alignment"
 """`vector.load`/`vector.store` attribute: bytes to which the address is aligned, the
@@ -370,7 +376,8 @@ class LoadWidenedOp(IRDLOperation):
 @irdl_op_definition
 class RoundTF32Op(IRDLOperation):
     """`input` (f32, or a vector of f32) rounded to TF32: 10 mantissa bits, round to
-    nearest, ties to even; NaN kept (`semantics.precision.round_tf32` is its reference)."""
+    nearest, ties to even; NaN kept (`semantics.precision.round_tf32` is its reference).
+    With `PTX_ATTR`, by the device's conversion instruction."""
 
     name = "lowlevel.round_tf32"
     T: ClassVar = VarConstraint("T", base(Attribute))

@@ -46,6 +46,7 @@ from xdsl.ir import Attribute, Block, Operation, SSAValue
 from mdh_ir.dialects.lowlevel import (
     ALIGNMENT_ATTR,
     LOCAL_SIZE_ATTR,
+    PTX_ATTR,
     SHARED_ATTR,
     AtomicIncOp,
     BarrierOp,
@@ -448,9 +449,19 @@ class OpenCLPrinter:
             self.define(op.result, f"as_float{n}(convert_uint{n}(vload{n}((size_t)0, {address})) << 16)")
 
     def print_round_tf32(self, op: RoundTF32Op) -> None:
-        """Round to nearest even at mantissa bit 13 (`RoundTF32Op`), NaN kept."""
+        """Round to nearest even at mantissa bit 13 (`RoundTF32Op`), NaN kept: one PTX
+        `cvt.rn.tf32.f32` per element where marked (`PTX_ATTR`), else integer operations."""
         t, x = op.input.type, self.name(op.input)
         n = str(t.get_shape()[0]) if isinstance(t, VectorType) else ""
+        if PTX_ATTR in op.attributes:
+            lanes = [x] if not n else [f"{x}.s{i:x}" for i in range(int(n))]
+            bits = [f"{self.name(op.result)}_{i}" for i in range(len(lanes))]
+            self.line(f"uint {', '.join(bits)};")
+            for b, lane in zip(bits, lanes):
+                self.line(f'__asm__("cvt.rn.tf32.f32 %0, %1;" : "=r"({b}) : "f"({lane}));')
+            packed = f"(uint{n})({', '.join(bits)})" if n else bits[0]
+            self.define(op.result, f"as_float{n}({packed})")
+            return
         bits = f"as_uint{n}({x})"
         rounded = f"as_float{n}(({bits} + 0xfffu + (({bits} >> 13) & 1u)) & 0xffffe000u)"
         if n:

@@ -23,6 +23,7 @@ ALL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "lowlevel-prefetch": _lazy("prefetch", "LowLevelPrefetch"),
     "lowlevel-expand": _lazy("expand", "LowLevelExpand"),
     "lowlevel-expand-mma": _lazy("expand_mma", "LowLevelExpandMma"),
+    "lowlevel-tf32-ptx": _lazy("tf32_ptx", "LowLevelTF32Ptx"),
     "lowlevel-hoist-loads": _lazy("hoist_loads", "LowLevelHoistLoads"),
     "lowlevel-align-vectors": _lazy("align_vectors", "LowLevelAlignVectors"),
     "lower-to-opencl": _lazy("lower_to_opencl", "LowerToOpenCL"),

@@ -4,6 +4,7 @@
     mdh-split-stats, mdh-tile, mdh-assign-asm, mdh-promote-memory, mdh-place-combine,
     mdh-mma, mdh-vectorize{flush=(D is cpu)}, mdh-keep-rows, lowlevel-prefetch, lowlevel-expand,
     lowlevel-expand-mma (a device without tensor cores: `lowlevel.mma` as FMAs),
+    lowlevel-tf32-ptx (a device that converts to TF32 in one instruction),
     lowlevel-merge-kernels, xDSL's dce and cse, lowlevel-hoist-loads, lowlevel-align-vectors.
 
 `mdh-opt --lower-to-opencl f.mlir` runs it and prints the OpenCL program.
@@ -33,6 +34,7 @@ from mdh_ir.passes.mma import MDHMma
 from mdh_ir.passes.prefetch import LowLevelPrefetch
 from mdh_ir.passes.promote_memory import MDHPromoteMemory
 from mdh_ir.passes.split_stats import MDHSplitStats
+from mdh_ir.passes.tf32_ptx import LowLevelTF32Ptx
 from mdh_ir.passes.tile import MDHTile
 from mdh_ir.passes.vectorize import MDHVectorize
 
@@ -41,13 +43,16 @@ def pipeline(device: str = "cpu") -> list[ModulePass]:
     """The whole pipeline for a preset (`mdh_ir.device.PRESETS`)."""
     checks = [MDHBufferize(), MDHDefaultConfig(device), MDHCheckConfig(device)]
     preset = PRESETS.get(device)  # an unknown class: mdh-default-config says so
-    return [*checks, *lowering(device, preset is not None and preset.tensor_cores)]
+    if preset is None:
+        return [*checks, *lowering(device)]
+    return [*checks, *lowering(device, preset.tensor_cores, preset.tf32_conversion)]
 
 
-def lowering(device: str = "cpu", tensor_cores: bool = False) -> list[ModulePass]:
+def lowering(device: str = "cpu", tensor_cores: bool = False, tf32_conversion: bool = False) -> list[ModulePass]:
     """The passes after the configuration is complete and checked (the runtime checks it
     against the real device instead of a preset); without `tensor_cores`, `lowlevel.mma`
-    is expanded into FMAs."""
+    is expanded into FMAs; with `tf32_conversion`, TF32 rounding is the device's
+    instruction (`DeviceInfo.tf32_conversion`)."""
     return [
         MDHSplitStats(),
         MDHTile(),
@@ -60,6 +65,7 @@ def lowering(device: str = "cpu", tensor_cores: bool = False) -> list[ModulePass
         LowLevelPrefetch(),
         LowLevelExpand(),
         *([] if tensor_cores else [LowLevelExpandMma()]),
+        *([LowLevelTF32Ptx()] if tf32_conversion else []),
         LowLevelMergeKernels(),
         DeadCodeElimination(),
         CommonSubexpressionElimination(),
