@@ -27,7 +27,7 @@ from mdh_ir.runtime import select_device, span
 from mdh_ir.runtime import _context as context
 from mdh_ir.runtime.timing import Stopwatch
 from mdh_ir.semantics.reference import find_compute, random_inputs
-from tests.lowering_check import check_outputs
+from tests.lowering_check import TEST_DEVICE, check_outputs
 
 
 def matvec(i=13, k=7):
@@ -461,3 +461,36 @@ def test_stopwatch_counts_inner_phases_once() -> None:
     assert 0.04 <= watch.seconds["inner"] < 0.04 + 0.02
     assert 0.01 <= watch.seconds["outer"] < 0.02 + 0.02  # 0.02 slept, 0.01 measured otherwise
     assert sum(watch.seconds.values()) == pytest.approx(total, abs=2e-3)
+
+
+@pytest.mark.parametrize("name", ["tensor_matmul_1000", "generalize_matmul_buffer", "conv_2d_nhwc_hwcf_call"])
+def test_a_program_loads_its_binaries_with_the_host_view(name: str) -> None:
+    """`host_view` (what a tuning's build pool sends instead of the whole lowered module)
+    gives a program of the same binaries the same launches, the same arguments written
+    (a linalg output written in place), the same build options and outputs; it parses
+    in a fraction of the time."""
+    from mdh_ir.dialects.lowlevel import BarrierOp
+    from mdh_ir.driver import lower
+    from mdh_ir.passes.convert_linalg_to_mdh import ConvertLinalgToMDH
+    from mdh_ir.runtime import Program
+    from mdh_ir.runtime.program import build_options, host_view
+    from mdh_ir.tools.context import make_context
+    from mdh_ir.tools.diagnostics import load_module
+    from tests.test_linalg_programs import PROGRAMS, arguments
+
+    ctx = make_context()
+    module = load_module(ctx, (PROGRAMS / f"{name}.mlir").read_text(), name)
+    args = arguments(module, np.random.default_rng(0))
+    ConvertLinalgToMDH().apply(ctx, module)
+    here = compile_module(module, TEST_DEVICE)
+    view = load_module(make_context(), str(host_view(here.lowered)), "<view>")
+    loaded = Program(view, here.source, TEST_DEVICE, here.program.binaries())
+    assert loaded.kernel_names() == here.program.kernel_names()
+    positions = [[a.index for a in p.overwritten] for p in (loaded, here.program)]
+    assert positions[0] == positions[1] and (positions[0] or name != "generalize_matmul_buffer")
+    assert build_options(loaded.device, view) == build_options(here.program.device, here.lowered)
+    assert all(np.array_equal(a, b) for a, b in zip(loaded(*args), here(*args)))
+    for lowered in (here.lowered, lower(module, PRESETS["gpu"])):  # with barriers and without
+        barriers = [any(isinstance(o, BarrierOp) for o in m.walk()) for m in (lowered, host_view(lowered))]
+        assert barriers[0] == barriers[1]
+    assert len(str(view)) < len(str(here.lowered)) / 3

@@ -77,8 +77,8 @@ processes)."""
 
 @dataclass(frozen=True)
 class Built:
-    """A candidate built in the pool: `status` OK with `artifact` (its lowered IR, OpenCL
-    source and device binaries), or the failure that ended its build; `phases`: the
+    """A candidate built in the pool: `status` OK with `artifact` (its lowered IR's host
+    view, `runtime.program.host_view`, OpenCL source and device binaries), or the failure that ended its build; `phases`: the
     pool's seconds (`pool.POOL_PHASES`), not counted in the evaluation's cost."""
 
     status: str
@@ -142,7 +142,8 @@ def _compiled(module, device, cfg: Config, watch: Stopwatch):
 
 
 def _loaded(ctx, device, built: tuple[str, str, list[bytes]], watch: Stopwatch):
-    """The program the pool built (`built`: lowered IR, OpenCL source, device binaries)."""
+    """The program the pool built (`built`: the lowered IR's host view, the OpenCL
+    source, the device binaries; `runtime.program.host_view`)."""
     from xdsl.parser import Parser
 
     from mdh_ir.runtime import Program

@@ -3,7 +3,8 @@
 A tuning spends most of an evaluation compiling: lowering, printing OpenCL and the
 OpenCL build (NVIDIA's compiler and PoCL's run on the host's cores). The pool's
 builders (`python -m mdh_ir.tuning.pool FD`, one per worker) lower, print and build the
-candidates the search has asked for, and hand back each one's lowered IR, source and
+candidates the search has asked for, and hand back each one's lowered IR (its host view,
+`runtime.program.host_view`: parsing all of it took most of an evaluation), source and
 device binaries (`evaluate.Built`); the evaluation worker, the only process that runs
 candidates, loads the program from those binaries and times it. On a CPU device a
 builder also runs each program once and checks it: PoCL compiles a kernel's work-group
@@ -72,6 +73,7 @@ def _built(module, device, cfg: Config, inputs, expected, watch: Stopwatch) -> B
     """`cfg` compiled, its binaries taken, and with `inputs` run once and checked
     against `expected` (`compare.Expected`)."""
     from mdh_ir.driver import compile_module
+    from mdh_ir.runtime.program import host_view
 
     try:
         compiled = compile_module(module, device, cfg, stopwatch=watch)
@@ -83,7 +85,7 @@ def _built(module, device, cfg: Config, inputs, expected, watch: Stopwatch) -> B
                 check = expected.compare(outputs)
             if not check.ok:
                 return Built("wrong", check.message)
-        return Built(OK, "", (str(compiled.lowered), compiled.source, binaries))
+        return Built(OK, "", (str(host_view(compiled.lowered)), compiled.source, binaries))
     except Exception as e:  # noqa: BLE001 - recorded, tuning goes on
         return Built(*failure(e))
 
