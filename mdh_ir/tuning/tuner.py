@@ -234,9 +234,9 @@ class Tuner:
         already knows (a replay), so that a tuning that continues a database never
         ends with a worse pick than the database had; not by a worker of a shared
         tuning, whose command checks the database's best once at the end. Then the
-        transferred seeds; a worker of a shared tuning leaves those another worker
-        holds for last, and takes their results (`Progress.others`) instead of
-        evaluating them in turn."""
+        transferred seeds; a worker of a shared tuning leaves those another worker is
+        evaluating to it (their results reach its technique as the others' do) and
+        takes those stored (`Progress.others`), so that workers split the seeds."""
         inputs, reference = self._data(inputs, reference)
         progress = Progress()
         seen: dict[str, Evaluation] = {}
@@ -311,19 +311,13 @@ class Tuner:
                     earlier = replayed
                     if not at_origin.ok or replayed.seconds < at_origin.seconds:  # type: ignore[operator]
                         origin, at_origin = known, replayed
-            later = []  # seeds another worker holds, waited for once this worker's are done
             for seed in found:
                 text = str(seed.config.to_attr())
                 if text not in seen and progress.done(budget):
                     break
                 if text not in seen and stored(text) is None and not self._claim(text):
-                    later.append(seed)
-                    continue
+                    continue  # another worker's: its result reaches the technique (`learn_others`)
                 progress.seeds.append((seed, seen[text] if text in seen else measure(seed.config, "transfer")))
-            for seed in later:  # another worker's result, waited for; measured where it died
-                if stored(str(seed.config.to_attr())) is None and progress.done(budget):
-                    break
-                progress.seeds.append((seed, measure(seed.config, "transfer")))
             for seed, result in progress.seeds:
                 if result.ok and (not at_origin.ok or result.seconds < at_origin.seconds):  # type: ignore
                     origin, at_origin = seed.config, result
