@@ -239,14 +239,19 @@ def run_shared(args: argparse.Namespace, argv: list[str], module: ModuleOp, devi
     workers = [subprocess.Popen([*command, "--worker", str(i)], stdout=subprocess.PIPE, text=True)
                for i in range(args.workers)]  # fmt: skip
     succeeded = True
-    for i, worker in enumerate(workers):
-        out, _ = worker.communicate()
+    checker = Tuner(module, db, devices[0], args.technique, args.seed, args.repeats, args.timeout)
+    try:
+        ev = checker.evaluator()  # started while the workers tune
+    finally:
+        outputs = [worker.communicate()[0] for worker in workers]
+    for i, (worker, out) in enumerate(zip(workers, outputs)):
         print(f"== worker {i} (pid {worker.pid}, device {devices[i % len(devices)] or 'default'})")
         print(out.rstrip() or "(no summary)")
         if worker.returncode != 0:
             print(f"mdh-tune: worker {i} exited with {worker.returncode}; its evaluations are kept", file=sys.stderr)
             succeeded = False
-    progress = Tuner(module, db, devices[0], args.technique, args.seed, args.repeats, args.timeout).final_check()
+    with ev:
+        progress = checker.final_check(ev)
     print("== final check")
     default = progress.default
     print(f"evaluations stored: {progress.evaluations} ({progress.failures} failed)")

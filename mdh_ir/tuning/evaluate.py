@@ -241,6 +241,10 @@ class Evaluator:
         if not self.conn.poll(READY_TIMEOUT) or self.conn.recv() != "ready":
             raise RuntimeError("the evaluation worker did not start")
 
+    def start(self) -> None:
+        """Start the worker now (else the first evaluation starts it)."""
+        self._ensure_running()
+
     def _ensure_running(self) -> None:
         if self.process is None or self.process.poll() is not None:
             self._stop()

@@ -387,23 +387,28 @@ class Tuner:
         holds the claim (`Database.claim`)."""
         return self.sharing is None or self.sharing.claim(self.db, self.key, self.info.key, text)
 
-    def final_check(
+    def evaluator(
         self, inputs: list[np.ndarray] | None = None, reference: list[np.ndarray] | None = None
-    ) -> Progress:
-        """The final check of a shared tuning, once its workers ended: the fastest
-        configuration they stored, the default and an earlier tuning's pick, timed in
-        turns (`confirm`)."""
+    ) -> Evaluator:
+        """An evaluator of this tuner's computation on `inputs` against `reference`
+        (`run`'s defaults), its worker started: a shared tuning's command starts the
+        final check's while its workers tune (the start took 3 s after them)."""
         inputs, reference = self._data(inputs, reference)
+        ev = Evaluator(self.module, inputs, reference, self.device, self.repeats, self.timeout, self.worker)
+        ev.start()
+        return ev
+
+    def final_check(self, ev: Evaluator) -> Progress:
+        """The final check of a shared tuning, once its workers ended, with `ev` (an
+        `evaluator` of it): the fastest configuration they stored, the default and an
+        earlier tuning's pick, timed in turns (`confirm`)."""
         stored = [e for e in self.db.evaluations(self.key, self.info.key) if e.status != RUNNING]
         progress = Progress(evaluations=len(stored), failures=sum(not e.ok for e in stored))
         default = str(default_config(self.op, self.info).to_attr())
         progress.default = next((e for e in stored if e.config == default), None)
         progress.best = min((e for e in stored if e.status == OK), key=lambda e: e.seconds, default=None)  # type: ignore
         earlier = self.db.best(self.key, self.info.key)
-        with Evaluator(
-            self.module, inputs, reference, self.device, self.repeats, self.timeout, self.worker
-        ) as ev:
-            self.confirm(ev, progress, earlier if earlier is not None and earlier.confirmed else None)
+        self.confirm(ev, progress, earlier if earlier is not None and earlier.confirmed else None)
         return progress
 
     def confirm(self, ev: Evaluator, progress: Progress, earlier: Evaluation | None = None) -> None:
