@@ -13,7 +13,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from mdh_bench.chains import CHAINS
 from mdh_ir.builder import Input, Output, bf16, cc, compute_module, f16, f32, pw
-from mdh_ir.catalog import CATALOG, Entry
+from mdh_ir.catalog import CATALOG, Entry, sum_of_products
 
 _AXES = "ijk"
 
@@ -38,10 +38,7 @@ def _reduced_matmul(t, precision: str) -> Entry:
     """C[i, j] = sum_k A[i, k] B[k, j] with inputs of type `t` read at `precision`."""
 
     def build(*, i: int, j: int, k: int) -> ModuleOp:
-        return compute_module(
-            "matmul", dict(i=i, j=j, k=k), [Input("A", t, "i, k"), Input("B", t, "k, j")], [Output("C", f32, "i, j")],
-            lambda a, b: a * b, [cc, cc, pw("add")], precision=precision,
-        )  # fmt: skip
+        return sum_of_products("matmul", dict(i=i, j=j, k=k), "i, k", "k, j", "i, j", t, precision)
 
     return Entry(build, lambda a, b, **_: [a @ b], dict(i=10, j=20, k=16), [dict(i=4096, j=4096, k=4096)])
 

@@ -107,16 +107,20 @@ def _inputs_only(f: Callable[..., Arrays]) -> Callable[..., Arrays]:
 # ---------------------------------------------------------------------------------------
 
 
-def _sum_of_products(name: str, sizes: dict[str, int], a: str, b: str, out: str) -> ModuleOp:
-    """C[out] = sum over the dims missing from `out` of A[a] * B[b] (f32 views over `sizes`)."""
+def sum_of_products(
+    name: str, sizes: dict[str, int], a: str, b: str, out: str, t=f32, precision: str = "ieee"
+) -> ModuleOp:
+    """C[out] = sum over the dims missing from `out` of A[a] * B[b]: views over `sizes`
+    of inputs of element type `t` read at `precision`, an f32 result."""
     kept = [d.strip() for d in out.split(",")]
     return compute_module(
         name,
         sizes,
-        inputs=[Input("A", f32, a), Input("B", f32, b)],
+        inputs=[Input("A", t, a), Input("B", t, b)],
         outputs=[Output("C", f32, out)],
         scalar=lambda x, y: x * y,
         combine=[cc if d in kept else pw("add") for d in sizes],
+        precision=precision,
     )
 
 
@@ -133,7 +137,7 @@ def _contraction(name: str, spec: str, small: dict[str, int], paper: list[dict[s
         if set(sizes) != set(dims):
             raise TypeError(f"{name} takes the sizes {', '.join(dims)}, got {', '.join(sizes)}")
         views = [", ".join(v) for v in (a, b, out)]
-        return _sum_of_products(name, {d: sizes[d] for d in dims}, *views)
+        return sum_of_products(name, {d: sizes[d] for d in dims}, *views)
 
     return Entry(build, _inputs_only(lambda x, y: [np.einsum(spec, x, y)]), small, paper)
 
@@ -143,7 +147,7 @@ def _conv(name: str, sizes: dict[str, int], stride: int, capsule: bool) -> Modul
     x, w, out = "n, {s}*p + r, {s}*q + s, c".format(s=stride), "k, r, s, c", "n, p, q, k"
     if capsule:
         x, w, out = x + ", mi, mk", w + ", mk, mj", out + ", mi, mj"
-    return _sum_of_products(name, sizes, x, w, out)
+    return sum_of_products(name, sizes, x, w, out)
 
 
 def mcc(*, n: int, p: int, q: int, k: int, r: int, s: int, c: int, stride: int) -> ModuleOp:

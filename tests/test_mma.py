@@ -21,6 +21,7 @@ from xdsl.ir import Block
 from xdsl.utils.exceptions import VerifyException
 
 from mdh_ir.builder import Input, Output, bf16, cc, compute_module, f16, f32, pw
+from mdh_ir.catalog import sum_of_products
 from mdh_ir.device import PRESETS
 from mdh_ir.dialects.lowlevel import LoadWidenedOp, MmaOp
 from mdh_ir.driver.compiler import configure, lower_configured
@@ -44,11 +45,8 @@ KINDS = {"tf32": (f32, "tf32"), "f16": (f16, "ieee"), "bf16": (bf16, "ieee")}
 def matmul(i: int, j: int, k: int, transposed: bool = False, precision: str = "tf32", t=f32):
     """C[i, j] = sum_k A[i, k] B[k, j] of inputs of type `t` (B stored as [j, k] where
     `transposed`)."""
-    b = Input("B", t, "j, k" if transposed else "k, j")
-    return compute_module(
-        "mm", {"i": i, "j": j, "k": k}, [Input("A", t, "i, k"), b], [Output("C", f32, "i, j")],
-        lambda x, y: x * y, [cc, cc, pw("add")], precision=precision,
-    )  # fmt: skip
+    b = "j, k" if transposed else "k, j"
+    return sum_of_products("mm", {"i": i, "j": j, "k": k}, "i, k", b, "i, j", t, precision)
 
 
 def kind_matmul(kind: str, i: int, j: int, k: int, transposed: bool = False):
