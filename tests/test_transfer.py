@@ -69,6 +69,23 @@ def test_adapted_configurations_are_legal_and_keep_what_fits(sizes) -> None:
                 assert (moved.lt_size[d], moved.pt_size[d]) == (cfg.lt_size[d], cfg.pt_size[d])
 
 
+def test_a_configuration_that_leaves_compute_units_idle_splits_its_reduction() -> None:
+    """A large matmul's configuration (128 x 128 tiles, k in one work-group) carried to
+    128 x 4096 x 4096 keeps 32 work-groups: on a GPU of 132 compute units k is split in
+    8 (as the default splits it), on a CPU not; carried to 3000³ (576 work-groups) it
+    is not split either."""
+    source = matmul(4096, 4096, 4096)
+    gpu, cpu = PRESETS["gpu"], PRESETS["cpu"]
+    cfg = default_config(source, gpu).with_(
+        num_wg=(32, 32, 1), lt_size=(128, 128, 8), num_wi=(16, 16, 1), pt_size=(2, 2, 1)
+    )
+    assert violations(source, cfg, gpu) == []
+    skinny = matmul(128, 4096, 4096)
+    assert adapt(cfg, source.sizes, skinny, gpu).num_wg == (1, 32, 8)
+    assert adapt(cfg, source.sizes, skinny, cpu).num_wg[2] == 1
+    assert adapt(cfg, source.sizes, matmul(3000, 3000, 3000), gpu).num_wg == (24, 24, 1)
+
+
 def _tuned(db: Database, op, device: str, cfg, seconds: float) -> None:
     key = db.add_computation(op)
     db.record(key, device, Evaluation(str(cfg.to_attr()), OK, seconds))
