@@ -14,9 +14,9 @@ new dimension; the number of work-groups keeps its meaning: each gets as many lo
 as before (all tiles in parallel stay in parallel), and a reduction or scan dimension
 left to one work-group stays so (no partial results across work-groups), except on a
 GPU whose compute units the work-groups would leave idle (`default_config.filled`):
-there the innermost reduction is split as the default splits it (`reduction_parts`; 4096³'s matmul
-configuration carried to 128 x 4096 x 4096 kept 32 work-groups for 132 compute units,
-0.44 ms against 0.11 for the tuned).
+there the innermost reduction is split as the default splits it (`reduction_parts`;
+4096³'s matmul configuration carried to 128 x 4096 x 4096 kept 32 work-groups for 132
+compute units, 0.44 ms against 0.11 for the tuned).
 Then the rules a configuration still breaks are repaired (`legalize`: caches dropped,
 vectors narrowed, work-groups shrunk), and the result is mapped onto the search space
 (`space.space_point`) so a search can start around it. A configuration that cannot be

@@ -149,10 +149,10 @@ class Progress:
     database), `others` (a shared tuning's worker waiting for and reading `others`),
     `search` (the technique's draws, skipped ones included, where the evaluation worker
     did not run meanwhile), `wait` (waiting for the pool to finish a candidate's build)
-    and `confirm` (the final check); and, not part of `elapsed` as
-    they overlap it (`OVERLAPPING`), the seconds spent in the build pool
-    (`pool.POOL_PHASES`) and the draws made while the evaluation worker ran
-    (`search_meanwhile`; the part of them that outlasted it is `search`)."""
+    and `confirm` (the final check); and, not part of `elapsed` as they overlap it
+    (`OVERLAPPING`), the seconds spent in the build pool (`pool.POOL_PHASES`) and the
+    draws made while the evaluation worker ran (`search_meanwhile`; the part of them
+    that outlasted it is `search`)."""
     history: list[tuple[int, float, float | None]] = field(default_factory=list)
     """(evaluations, elapsed seconds, best time so far) after each evaluation, and after
     the final check (`Tuner.confirm`): the last point is the best the run reports."""
