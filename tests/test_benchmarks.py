@@ -16,9 +16,14 @@ from mdh_bench import clblast, measure
 from mdh_bench.__main__ import main
 from mdh_bench.case_data import case_data
 from mdh_bench.cases import BAR_CASES, parse_cases
+from mdh_bench.draws import distance, search, target_config
 from mdh_bench.measure import Roofline, Sampler, settle, stream_kernel
 from mdh_bench.peers import copy_peer, stream_peer
+from mdh_ir.catalog import CATALOG
+from mdh_ir.device import PRESETS
 from mdh_ir.runtime import _context, select_device
+from mdh_ir.semantics.reference import find_compute
+from mdh_ir.tuning.space import space_names
 
 
 def test_case_selection() -> None:
@@ -393,3 +398,15 @@ def test_phases_breakdown_of_a_tuning(tmp_path: Path, monkeypatch: pytest.Monkey
     table = (tmp_path / "phases_cpu.md").read_text()
     assert "| evaluations (failed) | 3 (0) | 3 (0) | 3 (0) | 3 (0) |" in table and "| build |" in table
     assert "- dot:2^10: " in table and "with a pool of 1" in table
+
+
+def test_the_draws_tool_searches_the_synthetic_times() -> None:
+    """`python -m mdh_bench.draws`: a configuration's synthetic time is 0 at the target
+    and grows away from it; a search both ways finds a finite best by 50 configurations."""
+    op, info = find_compute(CATALOG["matmul"].build(i=64, j=64, k=64)), PRESETS["gpu"]
+    target = target_config(op, info, 0)
+    assert distance(target, target) == 0
+    assert distance(target.with_(unroll=8 if target.unroll != 8 else 1), target) == 1
+    for names in ([], space_names(op, info)):
+        ms, marks = search(op, info, names, 0, target, 50)
+        assert ms > 0 and set(marks) == {50} and 0 <= marks[50] < float("inf")

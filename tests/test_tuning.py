@@ -29,7 +29,7 @@ from mdh_ir.database.store import OK, Database, Evaluation, computation_key
 from mdh_ir.tuning import evaluate
 from mdh_ir.tuning.evaluate import Evaluator
 from mdh_ir.tuning.search import NEIGHBOURS, make_technique
-from mdh_ir.tuning.space import Infeasible, RandomTrial, config_params, sample_config
+from mdh_ir.tuning.space import Infeasible, RandomTrial, config_params, sample_config, space_names
 from mdh_ir.tuning.tuner import Budget, Progress, Tuner, best_config
 
 ROOT = Path(__file__).parent.parent
@@ -72,6 +72,30 @@ def test_every_default_configuration_is_a_point_of_the_space(device: str) -> Non
             assert sample_config(op, PRESETS[device], optuna.trial.FixedTrial(params), default) == default
 
 
+@pytest.mark.parametrize("name", ["matmul", "mcc_capsule", "dot", "prefix_sum", "jacobi1d"])
+@pytest.mark.parametrize("device", ["cpu", "gpu"])
+def test_space_names_are_every_name_a_draw_may_take(name: str, device: str) -> None:
+    """`space_names` lists each name `sample_config` draws over many random draws, and
+    no other; a `tpe` trial draws all of them, so optuna models one fixed space."""
+    entry, info = CATALOG[name], PRESETS[device]
+    op = find_compute(entry.build(**entry.small))
+    default, rng, drawn = default_config(op, info), np.random.default_rng(0), set()
+    for _ in range(1500):
+        trial = RandomTrial(rng)
+        try:
+            sample_config(op, info, trial, default)
+        except Infeasible:
+            pass
+        drawn |= trial.params.keys()
+    names = space_names(op, info)
+    assert sorted(names) == sorted(drawn)
+    tpe = make_technique("tpe", 0, names=names)
+    for _ in range(12):  # past the random start
+        trial = tpe.ask()
+        tpe.tell(trial, 1.0)
+        assert trial.params.keys() == set(names)
+
+
 @pytest.mark.parametrize("technique", ["tpe", "ga", "anneal"])
 def test_search_starts_around_the_default(technique: str) -> None:
     """After `start_from`, the first trials redraw one or two of the default's draws."""
@@ -79,7 +103,7 @@ def test_search_starts_around_the_default(technique: str) -> None:
     device = PRESETS["cpu"]
     default = default_config(op, device)
     params = config_params(op, device, default)
-    search = make_technique(technique, 0)
+    search = make_technique(technique, 0, names=space_names(op, device))
     search.start_from(params, 1.0)  # type: ignore[arg-type]
     for _ in range(NEIGHBOURS):
         trial = search.ask()

@@ -159,6 +159,22 @@ def _replay(op: ComputeOp, device: DeviceInfo, cfg: Config) -> tuple[Config, dic
         return None
 
 
+def space_names(op: ComputeOp, device: DeviceInfo) -> list[str]:
+    """Every name `sample_config` may draw for `op` on `device` (each draw draws those
+    its earlier choices leave open), in a fixed order: a technique that draws them all
+    in every trial sees one fixed space."""
+    rank, ranks = op.rank, [len(v.type.get_shape()) for v in op.inputs]  # type: ignore[attr-defined]
+    kinds = [c.kind for c in op.combines]
+    names = ["mma"] if mma_kind(op, device) != "none" else []
+    names += [f"{p}{d}" for d in range(rank) for p in ("lt", "pt", "wi", "wg")]
+    names += [f"{p}{b}" for b in range(len(ranks)) for p in ("lcl", "prv")]
+    names += ["res_mem"] + [f"order_{layer}_{i}" for layer in ("lt", "pt") for i in range(rank) if rank > 1]
+    names += [f"ocl_{layer}{d}" for layer in ("wg", "wi") for d in range(rank) if op.sizes[d] > 1]
+    names += [f"layout_{layer}{b}_{i}" for layer in ("lt", "pt") for b, r in enumerate(ranks) if r > 1 for i in range(r)]
+    names += ["combine_layer", "wg_combine"] if "pw" in kinds else []
+    return names + ["vector_width", "unroll", "prefetch"] + (["lcl_pad"] if max(ranks) > 1 else [])
+
+
 def sample_config(op: ComputeOp, device: DeviceInfo, trial: Trial, around: Config | None = None) -> Config:
     """A configuration from `trial`'s draws; the sizes of `around` (the default
     configuration) join the choices of each size, so a search can start from it."""

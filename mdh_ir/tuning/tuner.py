@@ -74,7 +74,7 @@ from mdh_ir.tuning.pool import POOL_PHASES, BuildPool
 from mdh_ir.tuning.model import ModelSearch
 from mdh_ir.tuning.search import TECHNIQUES as SEARCHES
 from mdh_ir.tuning.search import Technique, make_technique
-from mdh_ir.tuning.space import Infeasible, config_params, sample_config
+from mdh_ir.tuning.space import Infeasible, config_params, sample_config, space_names
 from mdh_ir.tuning.transfer import Seed, seeds
 
 CONFIRM_ROUNDS = 5
@@ -219,7 +219,7 @@ class Tuner:
         """The technique `name` (`TECHNIQUES`); the cost model's learns from the database."""
         if name == "model":
             return ModelSearch(seed + (self.sharing.index if self.sharing else 0), self.op, self.info, self.db)
-        return make_technique(name, seed, self.sharing)
+        return make_technique(name, seed, self.sharing, space_names(self.op, self.info))
 
     def run(
         self,
