@@ -31,7 +31,7 @@ from mdh_ir.semantics.reference import find_compute
 from mdh_ir.tuning.search import make_technique
 from mdh_ir.tuning.space import Infeasible, RandomTrial, sample_config, space_names
 
-MARKS = (50, 100, 200, 300, 500, 1000)
+MARKS = (50, 100, 200, 300, 500, 1000, 1500, 2000)
 
 
 def distance(cfg: Config, target: Config) -> float:

@@ -96,6 +96,28 @@ def test_space_names_are_every_name_a_draw_may_take(name: str, device: str) -> N
         assert trial.params.keys() == set(names)
 
 
+def test_tpe_renews_its_study_with_its_best_and_latest_trials(monkeypatch) -> None:
+    """Once its study holds twice `HISTORY` trials, `tpe` goes on from a study of its
+    best quarter and its latest; a trial drawn before and told after is not lost."""
+    from mdh_ir.tuning import search
+
+    monkeypatch.setattr(search, "HISTORY", 20)
+    op, info = find_compute(small_matvec()), PRESETS["cpu"]
+    tpe = make_technique("tpe", 0, names=space_names(op, info))
+    early = tpe.ask()
+    values = [float(v) for v in np.random.default_rng(0).permutation(39) + 1]
+    for value in values:
+        tpe.tell(tpe.ask(), value)
+    assert tpe.renewals == 0
+    tpe.tell(tpe.ask(), 100.0)  # the 40th completed trial
+    kept = sorted(t.value for t in tpe.study.trials)
+    assert tpe.renewals == 1 and len(kept) <= 20
+    assert kept[:5] == [1.0, 2.0, 3.0, 4.0, 5.0] and 100.0 in kept  # the best quarter, the latest
+    tpe.tell(early, 0.5)
+    assert min(t.value for t in tpe.study.trials) == 0.5
+    assert tpe.ask().params.keys() == set(space_names(op, info))
+
+
 @pytest.mark.parametrize("technique", ["tpe", "ga", "anneal"])
 def test_search_starts_around_the_default(technique: str) -> None:
     """After `start_from`, the first trials redraw one or two of the default's draws."""

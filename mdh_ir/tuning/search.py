@@ -132,6 +132,12 @@ class Annealing(Technique):
         self.current = self.best = (dict(params), seconds)
 
 
+HISTORY = 500
+"""Trials a `tpe` study models at most: once it holds twice as many completed ones, it
+is renewed with its best quarter and its latest (a draw goes over every trial: 38 ms at 600 trials of
+MatMul 1000³'s space, 66 ms at 1200, and a 15-minute tuning on an H100 made 5000)."""
+
+
 class OptunaTechnique(Technique):
     def __init__(self, name: str, seed: int, names: Sequence[str] = ()):
         """`names`: the space's (`space.space_names`); `tpe` draws every one of them in
@@ -139,15 +145,19 @@ class OptunaTechnique(Technique):
         import optuna
 
         optuna.logging.set_verbosity(optuna.logging.WARNING)
-        self.name = name
+        self.name, self.seed, self.renewals = name, seed, 0
         self.names = list(names) if name == "tpe" else []
-        if name == "tpe":
-            sampler = optuna.samplers.TPESampler(seed=seed, multivariate=True, n_startup_trials=10)
-        else:
-            sampler = optuna.samplers.NSGAIISampler(seed=seed, population_size=16)
-        self.study = optuna.create_study(direction="minimize", sampler=sampler)
+        self.study = optuna.create_study(direction="minimize", sampler=self._sampler())
         self.rng = np.random.default_rng(seed)
         self.slowest = 0.0
+
+    def _sampler(self) -> Any:
+        import optuna
+
+        seed = self.seed + 7919 * self.renewals
+        if self.name == "tpe":
+            return optuna.samplers.TPESampler(seed=seed, multivariate=True, n_startup_trials=10)
+        return optuna.samplers.NSGAIISampler(seed=seed, population_size=16)
 
     def ask(self) -> Any:
         trial = self.study.ask()
@@ -156,7 +166,27 @@ class OptunaTechnique(Technique):
         return trial
 
     def tell(self, trial: Any, seconds: float | None) -> None:
-        self.study.tell(trial, self._value(seconds))
+        import optuna
+
+        value = self._value(seconds)
+        if trial.study is self.study:
+            self.study.tell(trial, value)
+        else:  # drawn before the study was renewed
+            self.study.add_trial(optuna.trial.create_trial(params=trial.params, distributions=trial.distributions, value=value))
+        done = self.study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
+        if self.name == "tpe" and len(done) >= 2 * HISTORY:
+            self._renew(done)
+
+    def _renew(self, done: list) -> None:
+        """A study of `HISTORY` of the completed trials `done`: the best quarter and the
+        latest (trials drawn but not told yet are added when told)."""
+        import optuna
+
+        best = sorted(done, key=lambda t: t.value)[: HISTORY // 4]
+        kept = {t.number: t for t in [*best, *done[len(done) - (HISTORY - len(best)) :]]}
+        self.renewals += 1
+        self.study = optuna.create_study(direction="minimize", sampler=self._sampler())
+        self.study.add_trials([kept[n] for n in sorted(kept)])
 
     def _value(self, seconds: float | None) -> float:
         """What the study learns of a result: its time, or the penalty of a failure."""
