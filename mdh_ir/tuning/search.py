@@ -17,7 +17,8 @@ failed or infeasible draw):
   times: `python -m mdh_bench.draws`, RESULTS.md);
 - `ga`: optuna's NSGA-II sampler used as a genetic algorithm on one objective.
 
-All are seeded. `tpe` and `ga` keep their trials in an in-memory optuna study. Failed
+All are seeded. `tpe` and `ga` keep their trials in an in-memory optuna study (`tpe`
+at most twice `HISTORY`, then a study of its best and latest trials). Failed
 and infeasible draws are reported to the model-based techniques as a penalty (ten times
 the slowest time seen), so they learn to avoid them.
 
