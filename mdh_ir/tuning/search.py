@@ -174,9 +174,10 @@ class OptunaTechnique(Technique):
             self.study.tell(trial, value)
         else:  # drawn before the study was renewed
             self.study.add_trial(optuna.trial.create_trial(params=trial.params, distributions=trial.distributions, value=value))
-        done = self.study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
-        if self.name == "tpe" and len(done) >= 2 * HISTORY:
-            self._renew(done)
+        if self.name == "tpe":
+            done = self.study.get_trials(deepcopy=False, states=(optuna.trial.TrialState.COMPLETE,))
+            if len(done) >= 2 * HISTORY:
+                self._renew(done)
 
     def _renew(self, done: list) -> None:
         """A study of `HISTORY` of the completed trials `done`: the best quarter and the
