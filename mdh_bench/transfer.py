@@ -19,8 +19,8 @@ tuned), and so is a device of which it holds nothing (`shipped.json` holds the H
 The jobs (case x {long, short}) are dealt over `--gpus` processes, one job per card at a
 time (`CUDA_VISIBLE_DEVICES`), longest first, each building on its share of the host's
 cores (one build worker per core of the share but one); each job is this command with
-`--job`, writing its output to `OUT/jobs/MODE-CASE.log` (and, prefixed with its card, to stderr)
-and its result to `OUT/jobs/MODE-CASE.json`. On `--device cpu`, `--gpus N` runs N
+`--job`, writing its output to `OUT/jobs/MODE-CASE.log` (and, prefixed with its card, to
+stderr) and its result to `OUT/jobs/MODE-CASE.json`. On `--device cpu`, `--gpus N` runs N
 processes side by side on the CPU (their timings disturb each other: for tests). A job
 whose result exists is not run again: a run stopped by a time limit goes on where it
 stopped when the same command is started again; a job stopped halfway continues from its
@@ -104,7 +104,7 @@ def run_job(args: argparse.Namespace, mode: str, case: Case) -> dict:
     spent = ran(path)
     left = replace(budget, seconds=max(1.0, budget.seconds - spent)) if spent and budget.seconds else budget
     if spent:
-        print(f"continuing after {spent:.1f} s of stored evaluations: {left}", flush=True)
+        print(f"continuing after {spent:.1f} s of tuning: {left}", flush=True)
     p = tuner.run(left, inputs=data.inputs, reference=data.reference)
     print(summary(p, mode == "short"), flush=True)
     stored = db.evaluations(tuner.key, tuner.info.key)

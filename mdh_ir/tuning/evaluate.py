@@ -78,8 +78,9 @@ processes)."""
 @dataclass(frozen=True)
 class Built:
     """A candidate built in the pool: `status` OK with `artifact` (its lowered IR's host
-    view, `runtime.program.host_view`, OpenCL source and device binaries), or the failure that ended its build; `phases`: the
-    pool's seconds (`pool.POOL_PHASES`), not counted in the evaluation's cost."""
+    view, `runtime.program.host_view`, OpenCL source and device binaries), or the failure
+    that ended its build; `phases`: the pool's seconds (`pool.POOL_PHASES`), not counted
+    in the evaluation's cost."""
 
     status: str
     message: str = ""
