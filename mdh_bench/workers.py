@@ -46,8 +46,9 @@ def fresh_database(server: str, name: str) -> str:
 
 
 def tune(source: Path, args: argparse.Namespace, workers: int, target: str, name: str) -> tuple[float, list[int], int]:
-    """Wall seconds, evaluations each worker measured, evaluations stored (the output
-    kept as `--logs`/NAME.log). Each run builds into an empty kernel cache of its own
+    """Wall seconds, evaluations each worker measured, evaluations stored (the output,
+    each line prefixed with the seconds since the command started, kept as
+    `--logs`/NAME.log). Each run builds into an empty kernel cache of its own
     (NVIDIA's OpenCL and PoCL keep built programs; one seed draws many of the same
     candidates, which a later run would find built)."""
     devices = args.device.split(",")
@@ -58,14 +59,18 @@ def tune(source: Path, args: argparse.Namespace, workers: int, target: str, name
     kernels = str(source.parent / f"{name}.kernels")
     env = {**os.environ, "CUDA_CACHE_PATH": kernels, "POCL_CACHE_DIR": kernels}
     started = time.perf_counter()
-    run = subprocess.run(command, capture_output=True, text=True, env=env)
+    run = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    assert run.stdout is not None
+    lines = [(time.perf_counter() - started, line) for line in run.stdout]
+    run.wait()
     wall = time.perf_counter() - started
+    output = "".join(line for _, line in lines)
     if args.logs:
         Path(args.logs).mkdir(parents=True, exist_ok=True)
-        (Path(args.logs) / f"{name}.log").write_text(run.stdout + run.stderr)
+        (Path(args.logs) / f"{name}.log").write_text("".join(f"{t:7.2f} {line}" for t, line in lines))
     if run.returncode != 0:
-        raise RuntimeError(run.stderr[-2000:])
-    found = re.findall(r"^evaluations: (\d+) \((\d+) from the database", run.stdout, re.M)
+        raise RuntimeError(output[-2000:])
+    found = re.findall(r"^evaluations: (\d+) \((\d+) from the database", output, re.M)
     measured = [int(n) - int(r) for n, r in found]
     db = Database(target)
     stored = sum(len(db.evaluations(c, d)) for c, d in db.tuned())

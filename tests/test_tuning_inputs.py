@@ -5,6 +5,7 @@ uploads and spoils a candidate's outputs)."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from mdh_ir.catalog import CATALOG
 from mdh_ir.database.store import OK, Database
@@ -64,3 +65,28 @@ def test_a_candidate_writing_its_outputs_leaves_the_next_ones_inputs(tmp_path, m
     assert medians is not None and all(m > 0 for m in medians)
     assert "NaN" in found[0].message or "nan" in found[0].message.lower()
     assert log.read_text().splitlines() == ["(64, 32)", "(64, 32)"]
+
+
+def test_prepared_programs_are_timed_without_compiling_them_again(monkeypatch) -> None:
+    """The final check's evaluator compiles the default while a shared tuning's workers
+    tune (`Evaluator.prepare`): timing it in turns then compiles nothing; a configuration
+    that breaks a rule is not kept, and fails where it is timed."""
+    import mdh_ir.driver
+    from mdh_ir.tuning.evaluate import KeptInputs, _interleaved, _prepare
+
+    module = CATALOG["matvec"].build(i=24, k=16)
+    inputs = random_arguments(host_function(module), np.random.default_rng(0))
+    base = default_config(find_compute(module), device_info("cpu"))
+    broken = base.with_(num_wi=[4096, 1])
+    prepared: dict = {}
+    _prepare(module, "cpu", [dict(base.__dict__), dict(broken.__dict__)], prepared)
+    assert list(prepared) == [str(base.to_attr())]
+
+    def refuse(*_, **__):
+        raise AssertionError("compiled again")
+
+    monkeypatch.setattr(mdh_ir.driver, "compile_module", refuse)
+    (median,) = _interleaved(module, "cpu", KeptInputs(inputs), 2, prepared, [dict(base.__dict__)], 2)
+    assert median > 0
+    with pytest.raises(AssertionError, match="compiled again"):
+        _interleaved(module, "cpu", KeptInputs(inputs), 2, prepared, [dict(broken.__dict__)], 1)

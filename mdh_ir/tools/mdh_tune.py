@@ -225,19 +225,36 @@ def run_worker(args: argparse.Namespace, module: ModuleOp, budget: Budget, devic
     return 0
 
 
+def check(args: argparse.Namespace, module: ModuleOp, devices: list) -> None:
+    """Refuse an input that a device of `devices` cannot run, or too large a computation
+    without `--allow-large`."""
+    for device in devices:
+        check_input(the_compute(module), device)
+    if not args.allow_large:
+        check_work(module)
+
+
 def run_shared(args: argparse.Namespace, argv: list[str], module: ModuleOp, devices: list) -> tuple[Progress, bool]:
-    """Start `--workers` workers (this command with `--worker I`), wait for them, then
-    run the final check once: its progress, and whether every worker succeeded."""
-    target = tuning_db(args)
-    db = Database(target)
-    infos = [device_info(d) for d in devices]
-    if len({info.key for info in infos}) > 1:
-        raise ValueError("--device: the workers of one tuning need devices of one kind (model and driver)")
-    print(f"device: {infos[0].platform} | {infos[0].name}")
-    print(f"workers: {args.workers}, database {shown(target)}", flush=True)
+    """Start `--workers` workers (this command with `--worker I`), check the input while
+    they start (they do not check it again; stopped if it is refused), wait for them,
+    then run the final check once: its progress, and whether every worker succeeded."""
     command = [sys.executable, "-m", "mdh_ir.tools.mdh_tune", *argv, "--since", repr(time.time())]
     workers = [subprocess.Popen([*command, "--worker", str(i)], stdout=subprocess.PIPE, text=True)
                for i in range(args.workers)]  # fmt: skip
+    try:
+        check(args, module, devices)
+        infos = [device_info(d) for d in devices]
+        if len({info.key for info in infos}) > 1:
+            raise ValueError("--device: the workers of one tuning need devices of one kind (model and driver)")
+    except BaseException:
+        for worker in workers:
+            worker.kill()
+            worker.wait()
+        raise
+    target = tuning_db(args)
+    db = Database(target)
+    print(f"device: {infos[0].platform} | {infos[0].name}")
+    print(f"workers: {args.workers}, database {shown(target)}", flush=True)
     succeeded = True
     checker = Tuner(module, db, devices[0], args.technique, args.seed, args.repeats, args.timeout)
     try:
@@ -291,17 +308,14 @@ def run(args: argparse.Namespace, argv: list[str]) -> int:
     op = the_compute(module)
     budget = Budget.parse(args.budget)
     devices = args.device.split(",") if args.device else [None]
-    for device in devices:
-        check_input(op, device)
-    if not args.allow_large:
-        check_work(module)
-    if args.worker is not None:
+    if args.worker is not None:  # its command checked the input
         return run_worker(args, module, budget, devices)
     succeeded = True
     if args.workers is not None:
         shared, succeeded = run_shared(args, argv, module, devices)
         runs = {args.technique: shared}
     else:
+        check(args, module, devices)
         runs = run_alone(args, module, budget)
     best = min(
         (p.best for p in runs.values() if p.best is not None), key=lambda e: e.seconds, default=None

@@ -102,12 +102,16 @@ def _serve(conn: Connection) -> None:
     check = DeviceCheck(Expected(module, reference))
     kept = KeptInputs(inputs)
     gate = Gate(gate) if gate else None
+    prepared: dict[str, Any] = {}
     conn.send("ready")
     while (request := conn.recv()) is not None:
         kind, payload = request
+        if kind == "prepare":
+            _prepare(module, device, payload, prepared)
+            continue
         if kind == "interleave":
             try:
-                conn.send((OK, _interleaved(module, device, kept, repeats, *payload)))
+                conn.send((OK, _interleaved(module, device, kept, repeats, prepared, *payload)))
             except Exception as e:  # noqa: BLE001 - the caller keeps its earlier times
                 conn.send(("error", "".join(traceback.format_exception_only(e)).strip()))
             continue
@@ -195,11 +199,27 @@ def failure(e: Exception) -> tuple[str, str]:
     return "error", "".join(traceback.format_exception_only(e)).strip()
 
 
-def _interleaved(module, device, kept: KeptInputs, repeats: int, configs: list[dict], rounds: int) -> list[float]:
-    """Median kernel time of each configuration, timed in turns on `kept`'s inputs."""
+def _prepare(module, device, configs: list[dict], prepared: dict[str, Any]) -> None:
+    """Compile `configs` for a later `_interleaved`, into `prepared` (configuration text
+    -> program); one that fails is left to fail there."""
     from mdh_ir.driver import compile_module
 
-    programs = [compile_module(module, device, Config(**values)).program for values in configs]
+    for values in configs:
+        cfg = Config(**values)
+        try:
+            prepared[str(cfg.to_attr())] = compile_module(module, device, cfg).program
+        except Exception:  # noqa: BLE001 - compiled again, and its error reported, by the timing
+            pass
+
+
+def _interleaved(module, device, kept: KeptInputs, repeats: int, prepared: dict[str, Any], configs: list[dict],
+                 rounds: int) -> list[float]:  # fmt: skip
+    """Median kernel time of each configuration, timed in turns on `kept`'s inputs (the
+    `prepared` programs where there are)."""
+    from mdh_ir.driver import compile_module
+
+    cfgs = [Config(**values) for values in configs]
+    programs = [prepared.get(str(c.to_attr())) or compile_module(module, device, c).program for c in cfgs]
     times: list[list[float]] = [[] for _ in programs]
     for _ in range(rounds):
         for program, t in zip(programs, times):
@@ -229,27 +249,36 @@ class Evaluator:
         self.timeout = timeout
         self.process: Any = None
         self.conn: Any = None
-
-    def _start(self) -> None:
-        mine, theirs = socket.socketpair()
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", self.worker, str(theirs.fileno())],
-            pass_fds=[theirs.fileno()],
-        )
-        theirs.close()
-        self.conn = Connection(mine.detach())
-        self.conn.send(self.args)
-        if not self.conn.poll(READY_TIMEOUT) or self.conn.recv() != "ready":
-            raise RuntimeError("the evaluation worker did not start")
+        self.ready = False
 
     def start(self) -> None:
-        """Start the worker now (else the first evaluation starts it)."""
-        self._ensure_running()
-
-    def _ensure_running(self) -> None:
+        """Start the worker now, without waiting for it to be ready (the first request
+        waits; else the first evaluation starts it): its imports, parse and prepared
+        reference overlap the caller's work."""
         if self.process is None or self.process.poll() is not None:
             self._stop()
-            self._start()
+            mine, theirs = socket.socketpair()
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", self.worker, str(theirs.fileno())],
+                pass_fds=[theirs.fileno()],
+            )
+            theirs.close()
+            self.conn = Connection(mine.detach())
+            self.conn.send(self.args)
+            self.ready = False
+
+    def _ensure_running(self) -> None:
+        self.start()
+        if not self.ready:
+            if not self.conn.poll(READY_TIMEOUT) or self.conn.recv() != "ready":
+                raise RuntimeError("the evaluation worker did not start")
+            self.ready = True
+
+    def prepare(self, cfgs: list[Config]) -> None:
+        """Have the worker compile `cfgs` now, for a later `interleave` of them (a shared
+        tuning's final check prepares the default while its workers tune)."""
+        self.start()
+        self.conn.send(("prepare", [dict(c.__dict__) for c in cfgs]))
 
     def _stop(self) -> None:
         if self.process is not None:

@@ -249,6 +249,7 @@ class Tuner:
                     self.module, inputs, reference, self.device, self.repeats, self.timeout, self.worker, gate
                 )
             )
+            ev.start()  # its start overlaps the first builds
             checked = (inputs, reference) if self.info.kind == "cpu" else (None, None)
             pool = stack.enter_context(
                 BuildPool(self.module, self.device, self.build_workers, self.timeout, *checked, gate)
@@ -390,12 +391,13 @@ class Tuner:
     def evaluator(
         self, inputs: list[np.ndarray] | None = None, reference: list[np.ndarray] | None = None
     ) -> Evaluator:
-        """An evaluator of this tuner's computation on `inputs` against `reference`
-        (`run`'s defaults), its worker started: a shared tuning's command starts the
-        final check's while its workers tune (the start took 3 s after them)."""
+        """The final check's evaluator of this tuner's computation on `inputs` against
+        `reference` (`run`'s defaults), its worker started and compiling the default: a
+        shared tuning's command starts it while its workers tune (the start took 3 s
+        after them)."""
         inputs, reference = self._data(inputs, reference)
         ev = Evaluator(self.module, inputs, reference, self.device, self.repeats, self.timeout, self.worker)
-        ev.start()
+        ev.prepare([default_config(self.op, self.info)])
         return ev
 
     def final_check(self, ev: Evaluator) -> Progress:
