@@ -293,3 +293,26 @@ def test_workers_split_the_transferred_seeds(tmp_path: Path) -> None:
     assert (progress.evaluations, progress.others) == (3, 1)  # the default, one seed, one draw measured
     assert db.lookup(tuner.key, tuner.info.key, texts[0]).status == RUNNING  # left to its worker
     assert db.lookup(tuner.key, tuner.info.key, texts[1]).technique == "transfer"
+
+
+def test_a_worker_finding_the_default_claimed_evaluates_its_seeds_first(tmp_path: Path) -> None:
+    """The default every worker starts from is evaluated by the worker that claimed it;
+    another evaluates the seeds meanwhile and then waits for the default's result (here
+    the claim expires, its worker gone, and this worker evaluates the default last)."""
+    db = Database(tmp_path / "t.sqlite")
+    tuner = Tuner(CATALOG["matvec"].build(i=36, k=8), db, "cpu", "random", seed=4, repeats=3,
+                  sharing=Sharing(0, "w0", 1.0, 0))  # fmt: skip
+    for i, unroll in ((32, 2), (40, 4)):  # two tunings of other sizes: two seeds
+        op = find_compute(CATALOG["matvec"].build(i=i, k=8))
+        cfg = default_config(op, tuner.info).with_(unroll=unroll)
+        db.record(db.add_computation(op), tuner.info.key, Evaluation(str(cfg.to_attr()), OK, 1e-3, [1e-3]))
+    texts = [str(s.config.to_attr()) for s in seeds(tuner.op, tuner.info, db)]
+    default = str(default_config(tuner.op, tuner.info).to_attr())
+    assert len({*texts, default}) == 3
+    assert db.claim(tuner.key, tuner.info.key, default, "w1", lifetime=60, since=0)
+    recorded: list[str] = []
+    record = db.record
+    db.record = lambda key, device, e: (recorded.append(e.config), record(key, device, e))[1]  # type: ignore
+    progress = tuner.run(Budget.parse("3evals"))
+    assert recorded == [*texts, default]
+    assert progress.default is not None and progress.default.config == default and progress.default.ok

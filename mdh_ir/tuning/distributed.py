@@ -10,9 +10,10 @@ technique (`Technique.learn`), so its model knows their results without a shared
 draw of 35 parameters on SQLite, most of a worker's time). Before a worker evaluates a
 configuration it claims it in the tuning database (`Database.claim`, one statement, one
 winner): a draw another worker holds or has stored is a duplicate the worker skips, as
-a single tuner skips its own; the default and the transferred configurations, which
-every worker needs, are waited for (`Sharing.claim_or_wait`). Each evaluation is
-committed as it ends, so a killed worker loses none; its claim expires after the
+a single tuner skips its own; a transferred configuration another worker holds is left
+to it (its result reaches the technique with the others'), and the default, which every
+worker starts from, is waited for (`Sharing.claim_or_wait`; a worker finding it claimed
+evaluates its seeds first). Each evaluation is committed as it ends, so a killed worker loses none; its claim expires after the
 evaluation time limit plus `CLAIM_SLACK`, and the configuration is evaluated again by
 whoever draws it next.
 
@@ -32,7 +33,7 @@ from mdh_ir.database.store import RUNNING, Database, Evaluation
 CLAIM_SLACK = 60.0
 """Seconds a claim outlives its evaluation's time limit (starting an evaluation process,
 storing the result) before it counts as a dead worker's."""
-POLL_SECONDS = 0.5
+POLL_SECONDS = 0.1
 """How often a worker waiting for another's result looks again."""
 
 

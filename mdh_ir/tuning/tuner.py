@@ -236,7 +236,9 @@ class Tuner:
         tuning, whose command checks the database's best once at the end. Then the
         transferred seeds; a worker of a shared tuning leaves those another worker is
         evaluating to it (their results reach its technique as the others' do) and
-        takes those stored (`Progress.others`), so that workers split the seeds."""
+        takes those stored (`Progress.others`), so that workers split the seeds; one
+        that finds the default claimed by another evaluates its seeds before it waits
+        for the default's result."""
         inputs, reference = self._data(inputs, reference)
         progress = Progress()
         seen: dict[str, Evaluation] = {}
@@ -302,16 +304,16 @@ class Tuner:
             for cfg in (default, *(seed.config for seed in found)):
                 if stored(str(cfg.to_attr())) is None:
                     pool.submit(str(cfg.to_attr()), cfg)
-            progress.default = measure(default)
-            origin, at_origin = default, progress.default
+            # a worker finding the default claimed evaluates its seeds first, then waits for it
+            later = self.sharing is not None and not self._claim(str(default.to_attr()))
+            if not later:
+                progress.default = measure(default)
             known = best_config(self.db, self.op, self.info) if self.sharing is None else None
             earlier = None
             if known is not None and str(known.to_attr()) not in seen:
                 replayed = measure(known)
                 if replayed.ok and replayed.confirmed:
                     earlier = replayed
-                    if not at_origin.ok or replayed.seconds < at_origin.seconds:  # type: ignore[operator]
-                        origin, at_origin = known, replayed
             for seed in found:
                 text = str(seed.config.to_attr())
                 if text not in seen and progress.done(budget):
@@ -319,6 +321,11 @@ class Tuner:
                 if text not in seen and stored(text) is None and not self._claim(text):
                     continue  # another worker's: its result reaches the technique (`learn_others`)
                 progress.seeds.append((seed, seen[text] if text in seen else measure(seed.config, "transfer")))
+            if later:
+                progress.default = measure(default)
+            origin, at_origin = default, progress.default
+            if earlier is not None and (not at_origin.ok or earlier.seconds < at_origin.seconds):  # type: ignore
+                origin, at_origin = known, earlier
             for seed, result in progress.seeds:
                 if result.ok and (not at_origin.ok or result.seconds < at_origin.seconds):  # type: ignore
                     origin, at_origin = seed.config, result
