@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import threading
 import time
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -201,3 +202,32 @@ def test_the_candidate_under_evaluation_leaves_the_pool_room_for_the_next_draws(
     counted = _Draws(None, Budget.parse("2evals"), pool, None, {}, None, None, Progress())  # type: ignore[arg-type]
     counted.pending, counted.current = {"a": (None, []), "b": (None, [])}, "a"
     assert counted.full()
+
+
+@pytest.mark.parametrize("kind", ["gpu", "cpu"])
+def test_a_gpu_pool_builds_the_default_while_the_reference_is_computed(kind: str, monkeypatch) -> None:
+    """On a GPU the pool starts, with the default submitted, before the reference is
+    computed (its builds check nothing); on a CPU it runs and checks each build, so it
+    starts after."""
+    import mdh_ir.tuning.tuner as tuner_module
+
+    events: list[str] = []
+    tuner = Tuner(CATALOG["matvec"].build(i=16, k=8), Database(":memory:"), "cpu", "random", build_workers=1)
+    monkeypatch.setattr(tuner, "info", replace(tuner.info, kind=kind))
+    data = tuner._data
+
+    def recorded_data(*args):
+        events.append("data")
+        return data(*args)
+
+    class RecordedPool(BuildPool):
+        def submit(self, key, cfg) -> None:
+            events.append("submit")
+            super().submit(key, cfg)
+
+    monkeypatch.setattr(tuner, "_data", recorded_data)
+    monkeypatch.setattr(tuner_module, "BuildPool", RecordedPool)
+    progress = tuner.run(Budget.parse("2evals"))
+    assert progress.default is not None and progress.default.ok
+    first = events.index("data")
+    assert ("submit" in events[:first]) == (kind == "gpu"), events

@@ -239,12 +239,33 @@ class Tuner:
         takes those stored (`Progress.others`), so that workers split the seeds; one
         that finds the default claimed by another evaluates its seeds before it waits
         for the default's result."""
-        inputs, reference = self._data(inputs, reference)
         progress = Progress()
         seen: dict[str, Evaluation] = {}
+        default = default_config(self.op, self.info)
+        found = seeds(self.op, self.info, self.db, shipped_path=self.shipped) if self.transfer else []
+        progress.seeds_found = len(found)
+
+        def stored(text: str) -> Evaluation | None:
+            """The database's evaluation of `text` that a run replays, if any."""
+            hit = self.db.lookup(self.key, self.info.key, text)
+            return hit if hit is not None and hit.lasting else None
+
+        def start_pool(*checked) -> BuildPool:
+            """The build pool, building the default and the seeds."""
+            pool = stack.enter_context(BuildPool(self.module, self.device, self.build_workers, self.timeout, *checked))
+            for cfg in (default, *(seed.config for seed in found)):
+                if stored(str(cfg.to_attr())) is None:
+                    pool.submit(str(cfg.to_attr()), cfg)
+            return pool
+
         with ExitStack() as stack:
+            cpu = self.info.kind == "cpu"
+            # on a GPU the pool builds the first candidates while the reference is computed;
+            # on a CPU it runs and checks each build, and holds the gate with the evaluations
+            pool = None if cpu else start_pool()
+            inputs, reference = self._data(inputs, reference)
             gate = None
-            if self.build_workers and self.info.kind == "cpu":
+            if self.build_workers and cpu:
                 gate = os.path.join(stack.enter_context(tempfile.TemporaryDirectory()), "gate")
             ev = stack.enter_context(
                 Evaluator(
@@ -252,15 +273,8 @@ class Tuner:
                 )
             )
             ev.start()  # its start overlaps the first builds
-            checked = (inputs, reference) if self.info.kind == "cpu" else (None, None)
-            pool = stack.enter_context(
-                BuildPool(self.module, self.device, self.build_workers, self.timeout, *checked, gate)
-            )
-
-            def stored(text: str) -> Evaluation | None:
-                """The database's evaluation of `text` that a run replays, if any."""
-                found = self.db.lookup(self.key, self.info.key, text)
-                return found if found is not None and found.lasting else None
+            if pool is None:
+                pool = start_pool(inputs, reference, gate)
 
             def measure(cfg: Config, technique: str = self.technique.name, meanwhile=None) -> Evaluation:
                 text = str(cfg.to_attr())
@@ -298,12 +312,6 @@ class Tuner:
                 self.on_progress(progress)
                 return result
 
-            default = default_config(self.op, self.info)
-            found = seeds(self.op, self.info, self.db, shipped_path=self.shipped) if self.transfer else []
-            progress.seeds_found = len(found)
-            for cfg in (default, *(seed.config for seed in found)):
-                if stored(str(cfg.to_attr())) is None:
-                    pool.submit(str(cfg.to_attr()), cfg)
             # a worker finding the default claimed evaluates its seeds first, then waits for it
             later = self.sharing is not None and not self._claim(str(default.to_attr()))
             if not later:
