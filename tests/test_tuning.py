@@ -118,6 +118,37 @@ def test_tpe_renews_its_study_with_its_best_and_latest_trials(monkeypatch) -> No
     assert tpe.ask().params.keys() == set(space_names(op, info))
 
 
+def test_the_cached_tpe_sampler_draws_what_optunas_draws() -> None:
+    """`CachedTPESampler` converts each finished trial once and draws exactly what
+    optuna's `TPESampler` draws from the same trials: told results, added trials (another
+    worker's) and one that lacks some names (left out of the model by both)."""
+    import optuna
+
+    from mdh_ir.tuning.tpe import CachedTPESampler
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    unit = optuna.distributions.FloatDistribution(0.0, 1.0)
+    names = [f"p{i}" for i in range(12)]
+    studies = [optuna.create_study(sampler=kind(seed=3, multivariate=True, n_startup_trials=5))
+               for kind in (optuna.samplers.TPESampler, CachedTPESampler)]  # fmt: skip
+    rng = np.random.default_rng(0)
+    for step in range(60):
+        trials = [study.ask() for study in studies]
+        drawn = [[trial.suggest_float(n, 0.0, 1.0) for n in names] for trial in trials]
+        assert drawn[0] == drawn[1], step
+        value = float(np.sum((np.array(drawn[0]) - 0.3) ** 2))
+        for study, trial in zip(studies, trials):
+            study.tell(trial, value)
+        if step % 10 == 3:
+            params = dict(zip(names, rng.random(len(names))))
+            if step == 13:
+                params = dict(list(params.items())[:5])
+            added = optuna.trial.create_trial(params=params, distributions=dict.fromkeys(params, unit),
+                                              value=float(rng.random()))  # fmt: skip
+            for study in studies:
+                study.add_trial(added)
+
+
 @pytest.mark.parametrize("technique", ["tpe", "ga", "anneal"])
 def test_search_starts_around_the_default(technique: str) -> None:
     """After `start_from`, the first trials redraw one or two of the default's draws."""

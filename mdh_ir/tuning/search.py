@@ -14,7 +14,8 @@ failed or infeasible draw):
   drew and samples the others one by one, each over every trial (on the GPU preset,
   draws of MatMul 1000³ and a ResNet-50 3x3 conv took 40 and 61 ms at 300 trials, the
   whole space's 23 and 36 ms, and found as good or better configurations of synthetic
-  times: `python -m mdh_bench.draws`, RESULTS.md);
+  times: `python -m mdh_bench.draws`, RESULTS.md); each trial's parameters converted
+  for the model once (`tpe.CachedTPESampler`);
 - `ga`: optuna's NSGA-II sampler used as a genetic algorithm on one objective.
 
 All are seeded. `tpe` and `ga` keep their trials in an in-memory optuna study (`tpe`
@@ -157,7 +158,9 @@ class OptunaTechnique(Technique):
 
         seed = self.seed + 7919 * self.renewals
         if self.name == "tpe":
-            return optuna.samplers.TPESampler(seed=seed, multivariate=True, n_startup_trials=10)
+            from mdh_ir.tuning.tpe import CachedTPESampler
+
+            return CachedTPESampler(seed=seed, multivariate=True, n_startup_trials=10)
         return optuna.samplers.NSGAIISampler(seed=seed, population_size=16)
 
     def ask(self) -> Any:
