@@ -13,9 +13,9 @@ winner): a draw another worker holds or has stored is a duplicate the worker ski
 a single tuner skips its own; a transferred configuration another worker holds is left
 to it (its result reaches the technique with the others'), and the default, which every
 worker starts from, is waited for (`Sharing.claim_or_wait`; a worker finding it claimed
-evaluates its seeds first). Each evaluation is committed as it ends, so a killed worker loses none; its claim expires after the
-evaluation time limit plus `CLAIM_SLACK`, and the configuration is evaluated again by
-whoever draws it next.
+evaluates its seeds first). Each evaluation is committed as it ends, so a killed worker
+loses none; its claim expires after the evaluation time limit plus `CLAIM_SLACK`, and
+the configuration is evaluated again by whoever draws it next.
 
 `mdh-tune --workers N` starts N such workers and, once they have ended, runs the final
 check (`Tuner.confirm`, the pick timed in turns with the default) once, itself.

@@ -19,8 +19,9 @@ and the check); a worker still running then is stopped and the candidate recorde
 40 s of a 60 s budget for one useless candidate). `interleave` times finished
 candidates against each other, one median of `repeats` runs of each in turn, `rounds`
 times over, so they share the machine's conditions (the tuner's final check of its
-pick). The worker is a separate process so that a candidate that hangs is stopped by
-the time limit and one that crashes the OpenCL driver is recorded (`timeout`, `crash`)
+pick; `prepare` compiles some of them ahead, while the worker would wait). The worker
+is a separate process so that a candidate that hangs is stopped by the time limit and
+one that crashes the OpenCL driver is recorded (`timeout`, `crash`)
 while tuning goes on with a fresh worker. Inputs and the reference result are computed
 once, by the parent. Each evaluation records where its cost went (`PHASES`).
 

@@ -20,6 +20,8 @@ from optuna.trial import FrozenTrial
 
 
 class CachedTPESampler(TPESampler):
+    """`TPESampler`, converting each finished trial's parameters once."""
+
     def __init__(self, **kwargs: Any):
         super().__init__(**kwargs)
         self._rows: dict[int, tuple[tuple[str, ...], np.ndarray | None]] = {}
