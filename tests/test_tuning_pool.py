@@ -231,3 +231,22 @@ def test_a_gpu_pool_builds_the_default_while_the_reference_is_computed(kind: str
     assert progress.default is not None and progress.default.ok
     first = events.index("data")
     assert ("submit" in events[:first]) == (kind == "gpu"), events
+
+
+def test_the_time_before_the_first_evaluation_is_shown_apart(monkeypatch) -> None:
+    """The seconds before the first evaluation (here a slow reference) are the run's
+    `setup`, shown apart from the tuning's time."""
+    from mdh_ir.tools.mdh_tune import phase_lines
+
+    tuner = Tuner(CATALOG["matvec"].build(i=16, k=8), Database(":memory:"), "cpu", "random")
+    data = tuner._data
+
+    def slow_data(*args):
+        time.sleep(0.5)
+        return data(*args)
+
+    monkeypatch.setattr(tuner, "_data", slow_data)
+    progress = tuner.run(Budget.parse("1evals"))
+    assert progress.setup >= 0.5
+    (line,) = [line for line in phase_lines(progress) if line.split()[0] == "setup"]
+    assert float(line.split()[1]) >= 0.5

@@ -14,7 +14,8 @@ these seeds, where each came from and its time here (`--no-seeds`: none, the tun
 starts from the default and the database's best of these sizes alone, as a tuner
 without transfer does), and where the tuning's time went
 (seconds and shares of lowering, the OpenCL build, the checked run, the cache flushes,
-the timed runs, ...: `mdh_ir.tuning.evaluate.PHASES`). `-o` writes the
+the timed runs, ...: `mdh_ir.tuning.evaluate.PHASES`; apart, `setup`: the seconds before
+the first evaluation, the reference result among them). `-o` writes the
 IR with the best configuration in the op's `config`, so `mdh-opt --lower-to-opencl` and
 `mdh-run` reproduce the tuned program (a configuration the input already has must be
 valid: it is checked like mdh-run checks it, then replaced). An input that no
@@ -136,6 +137,8 @@ def phase_lines(p: Progress) -> list[str]:
     order = [*PHASES, "wait", "search", "search_meanwhile", "confirm", "replayed", "others", *POOL_PHASES]
     named = sorted(p.phases.items(), key=lambda kv: order.index(kv[0]) if kv[0] in order else len(order))
     lines = [f"time: {p.elapsed:.1f} s ({measured} evaluations measured)"]
+    if p.setup:
+        lines.append(f"  {'setup':<10} {p.setup:8.2f} s         (before the first evaluation, not in the time)")
     for name, seconds in named:
         share = seconds / p.elapsed if p.elapsed else 0.0
         each = f"  {seconds / measured * 1e3:8.1f} ms each" if name in PHASES or name in OVERLAPPING else ""

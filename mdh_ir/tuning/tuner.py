@@ -136,6 +136,9 @@ class Progress:
     skipped: int = 0
     """Draws never built: infeasible or duplicates."""
     elapsed: float = 0.0
+    setup: float = 0.0
+    """Seconds before the first evaluation, not in `elapsed`: the reference result, the
+    seeds, starting the build pool and the evaluation worker."""
     best: Evaluation | None = None
     default: Evaluation | None = None
     seeds: list[tuple[Seed, Evaluation]] = field(default_factory=list)
@@ -239,6 +242,7 @@ class Tuner:
         takes those stored (`Progress.others`), so that workers split the seeds; one
         that finds the default claimed by another evaluates its seeds before it waits
         for the default's result."""
+        began = time.perf_counter()
         progress = Progress()
         seen: dict[str, Evaluation] = {}
         default = default_config(self.op, self.info)
@@ -275,6 +279,7 @@ class Tuner:
             ev.start()  # its start overlaps the first builds
             if pool is None:
                 pool = start_pool(inputs, reference, gate)
+            progress.setup = time.perf_counter() - began
 
             def measure(cfg: Config, technique: str = self.technique.name, meanwhile=None) -> Evaluation:
                 text = str(cfg.to_attr())
