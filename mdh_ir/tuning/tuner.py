@@ -254,15 +254,16 @@ class Tuner:
             hit = self.db.lookup(self.key, self.info.key, text)
             return hit if hit is not None and hit.lasting else None
 
-        def start_pool(*checked) -> BuildPool:
-            """The build pool, building the default and the seeds."""
-            pool = stack.enter_context(BuildPool(self.module, self.device, self.build_workers, self.timeout, *checked))
-            for cfg in (default, *(seed.config for seed in found)):
-                if stored(str(cfg.to_attr())) is None:
-                    pool.submit(str(cfg.to_attr()), cfg)
-            return pool
-
         with ExitStack() as stack:
+
+            def start_pool(*checked) -> BuildPool:
+                """The build pool, building the default and the seeds."""
+                pool = stack.enter_context(BuildPool(self.module, self.device, self.build_workers, self.timeout, *checked))
+                for cfg in (default, *(seed.config for seed in found)):
+                    if stored(str(cfg.to_attr())) is None:
+                        pool.submit(str(cfg.to_attr()), cfg)
+                return pool
+
             cpu = self.info.kind == "cpu"
             # on a GPU the pool builds the first candidates while the reference is computed;
             # on a CPU it runs and checks each build, and holds the gate with the evaluations
