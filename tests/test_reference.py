@@ -261,3 +261,54 @@ def test_example(name):
     got = evaluate(example, inputs)
     assert_outputs(got, entry.expected(inputs, **entry.small))
     assert_outputs(got, evaluate(built, inputs))
+
+
+# --- contractions through einsum -------------------------------------------------------
+
+CONTRACTIONS = {
+    "a dimension neither input reads": dict(sizes=dict(i=3, k=4, m=5), inputs=[("i, k", None), ("k", None)], out="i"),
+    "zero-padded reads": dict(sizes=dict(p=4, r=3, c=2), inputs=[("p+r-1, c", (4, 2)), ("r, c", (3, 2))], out="p"),
+    "size-1 dimensions": dict(sizes=dict(b=1, i=3, j=1, k=5), inputs=[("b, i, k", None), ("b, k, j", None)], out="b, i, j"),
+    "f16 inputs": dict(sizes=dict(i=7, j=6, k=9), inputs=[("i, k", None), ("k, j", None)], out="i, j", t="f16"),
+    "tf32 precision": dict(sizes=dict(i=7, j=6, k=9), inputs=[("i, k", None), ("k, j", None)], out="i, j",
+                           precision="tf32"),
+}
+
+
+@pytest.mark.parametrize("case", CONTRACTIONS)
+def test_a_contraction_through_einsum_equals_its_value_per_point(case: str) -> None:
+    """A sum of products is evaluated with `np.einsum` over each piece's reads; it gives
+    what the evaluation of every point gives (up to the order of float64 additions),
+    also split into pieces, with zero-padded reads, f16 inputs and TF32 rounding."""
+    from mdh_ir.builder import f16
+
+    spec = CONTRACTIONS[case]
+    t = f16 if spec.get("t") == "f16" else f32
+    boundary = "zero" if case == "zero-padded reads" else "none"
+    module = compute_module(
+        "contraction", spec["sizes"],
+        inputs=[Input(f"I{n}", t, views, boundary, shape) for n, (views, shape) in enumerate(spec["inputs"])],
+        outputs=[Output("O", f32, spec["out"])],
+        scalar=lambda x, y: x * y,
+        combine=[cc if d in [o.strip() for o in spec["out"].split(",")] else pw("add") for d in spec["sizes"]],
+        precision=spec.get("precision", "ieee"),
+    )  # fmt: skip
+    op = find_compute(module)
+    inputs = random_inputs(op, np.random.default_rng(3))
+    per_point = ReferenceEvaluator(op)
+    per_point.contraction = False
+    want = per_point(inputs)
+    for chunk_points in (None, 4):
+        einsum = ReferenceEvaluator(op, chunk_points=chunk_points)
+        assert einsum.contraction
+        np.testing.assert_allclose(einsum(inputs)[0], want[0], rtol=1e-12, atol=1e-12)
+
+
+def test_only_a_sum_of_products_is_a_contraction() -> None:
+    """A product with a max over a dimension, or a sum of a function other than the
+    product, is evaluated at every point."""
+    sizes = dict(i=3, k=4)
+    for scalar, combine in ((lambda x, y: x * y, pw("max")), (lambda x, y: x + y, pw("add"))):
+        module = compute_module("other", sizes, inputs=[Input("A", f32, "i, k"), Input("B", f32, "k")],
+                                outputs=[Output("C", f32, "i")], scalar=scalar, combine=[cc, combine])  # fmt: skip
+        assert not ReferenceEvaluator(find_compute(module)).contraction
