@@ -6,7 +6,8 @@ dialect both systems share: `ON CONFLICT ... DO NOTHING/UPDATE` upserts), and an
 the store's check needs: the tables and their columns, the schema version, damage. Each
 statement commits on its own; `transaction()` groups statements (a migration);
 `initializing()` keeps other processes from creating or migrating the schema while one
-checks, creates and migrates it.
+checks, creates and migrates it; `exclusive()` is a transaction that no other process's
+`exclusive()` overlaps (a count and the claim it allows, `Database.claim`).
 
 SQLite: a file (or `:memory:`), WAL journal and a 60 s busy timeout so several processes
 share it; the schema version is `user_version`.
@@ -34,6 +35,7 @@ _PG_TYPES = {r"\bINTEGER PRIMARY KEY\b": "BIGSERIAL PRIMARY KEY", r"\bREAL\b": "
 """SQLite column types of the store's schema and their PostgreSQL equivalents (SQLite's
 REAL is a double; PostgreSQL's is a float)."""
 _LOCK_KEY = 0x6D6468  # "mdh"
+_CLAIM_LOCK = _LOCK_KEY + 1
 
 
 def is_url(target: Path | str) -> bool:
@@ -77,6 +79,10 @@ class SQLite:
             self.conn.execute("ROLLBACK")
             raise
         self.conn.execute("COMMIT")
+
+    def exclusive(self):
+        """A transaction holding SQLite's write lock from its start: no other writes in it."""
+        return self.transaction()
 
     @contextmanager
     def initializing(self) -> Iterator[None]:
@@ -150,6 +156,14 @@ class PostgreSQL:
     def initializing(self) -> Iterator[None]:
         with self.transaction():
             self.execute("SELECT pg_advisory_xact_lock(?)", (_LOCK_KEY,))
+            yield
+
+    @contextmanager
+    def exclusive(self) -> Iterator[None]:
+        """A transaction holding an advisory lock: under PostgreSQL's read committed, two
+        transactions could each count before the other's insert."""
+        with self.transaction():
+            self.execute("SELECT pg_advisory_xact_lock(?)", (_CLAIM_LOCK,))
             yield
 
     def create(self, schema: str) -> None:

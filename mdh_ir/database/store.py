@@ -310,13 +310,31 @@ class Database:
         )  # fmt: skip
 
     def claim(
-        self, computation: str, device: str, config: str, worker: str, lifetime: float, since: float
+        self,
+        computation: str,
+        device: str,
+        config: str,
+        worker: str,
+        lifetime: float,
+        since: float,
+        budget: int | None = None,
     ) -> bool:
         """Claim `config` for `worker` to evaluate (a `running` row naming it, which
         `record` replaces). True where nothing is stored for it, or a failure that is not
         `lasting` stored before `since` (by an earlier run), or a claim of this worker or
         one older than `lifetime` seconds (its worker died). One statement, so of
-        concurrent claims exactly one wins."""
+        concurrent claims exactly one wins. With a `budget`, False where `budget` rows
+        of other configurations were written since `since` (`counted`: this run's
+        results and claims): the count and the claim form one transaction that no other
+        claim with a budget overlaps, so a run never claims more than its budget."""
+        if budget is None:
+            return self._claim(computation, device, config, worker, lifetime, since)
+        with self.backend.exclusive():
+            if self.counted(computation, device, since, config) >= budget:
+                return False
+            return self._claim(computation, device, config, worker, lifetime, since)
+
+    def _claim(self, computation: str, device: str, config: str, worker: str, lifetime: float, since: float) -> bool:
         now = time.time()
         claimed = self._execute(
             "INSERT INTO evaluations (computation, device, config, status, seconds, times,"
@@ -330,6 +348,14 @@ class Database:
             (computation, device, config, RUNNING, worker, now, RUNNING, now - lifetime, since),
         )  # fmt: skip
         return claimed.rowcount == 1
+
+    def counted(self, computation: str, device: str, since: float, besides: str | None = None) -> int:
+        """The rows for `computation` on `device` written since `since` (results and
+        claims under way), but `besides`'s: a run's evaluations, claimed or done."""
+        return self._execute(
+            "SELECT COUNT(*) FROM evaluations WHERE computation = ? AND device = ? AND created >= ? AND config != ?",
+            (computation, device, since, besides or ""),
+        ).fetchone()[0]
 
     def release(self, computation: str, device: str, worker: str) -> None:
         """Drop the claims `worker` still holds (configurations it drew but did not

@@ -39,7 +39,9 @@ anything is evaluated or written.
 devices of one kind, worker i uses the i-th modulo its length) that share the tuning
 database (`mdh_ir.tuning.distributed`): each searches on its own and learns what the
 others stored, no configuration is evaluated twice and a killed worker loses none of its
-evaluations. A budget of evaluations is split among them, one of seconds holds for each.
+evaluations. A budget of evaluations is the whole tuning's (the workers claim until their
+claims and results since the command started reach it: a faster worker evaluates more);
+one of seconds holds for each.
 Commands on several hosts given one PostgreSQL database as `--db`
 (`postgresql://user@host:port/db`) and `--workers` (1 or more each) tune together. Once
 its workers ended, the command runs the final check once, itself; it exits 1 if a worker
@@ -207,21 +209,16 @@ def tuning_db(args: argparse.Namespace) -> Path | str:
     return args.db or default_path()
 
 
-def share(budget: Budget, workers: int, index: int) -> Budget:
-    """Worker `index`'s part of `budget`: its share of the evaluations, all the seconds."""
-    if budget.evaluations is None:
-        return budget
-    return replace(budget, evaluations=budget.evaluations // workers + (index < budget.evaluations % workers))
-
-
 def run_worker(args: argparse.Namespace, module: ModuleOp, budget: Budget, devices: list) -> int:
-    """Worker `--worker` of a shared tuning (`run_shared` starts it): its share of the
-    budget, no final check; one progress line per evaluation, its summary at the end."""
+    """Worker `--worker` of a shared tuning (`run_shared` starts it): it claims
+    evaluations until the workers' reach the budget's (`Sharing.budget`), within the
+    budget's seconds; no final check; one progress line per evaluation (its own, of the
+    tuning's budget), its summary at the end."""
     i = args.worker
     device, target = devices[i % len(devices)], tuning_db(args)
-    sharing = Sharing(i, worker_name(i), args.timeout + CLAIM_SLACK, args.since)
-    mine = share(budget, args.workers, i)
-    bar = ProgressBar(mine, f"worker {i}: ", lines=True)
+    sharing = Sharing(i, worker_name(i), args.timeout + CLAIM_SLACK, args.since, budget.evaluations)
+    mine = replace(budget, evaluations=None)
+    bar = ProgressBar(budget, f"worker {i}: ", lines=True)
     tuner = Tuner(module, Database(target), device, args.technique, args.seed, args.repeats, args.timeout, bar,
                   sharing=sharing, build_workers=args.build_workers, transfer=not args.no_seeds)  # fmt: skip
     print(summary(tuner.run(mine), not args.no_seeds))

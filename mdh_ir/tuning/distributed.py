@@ -17,6 +17,11 @@ evaluates its seeds first). Each evaluation is committed as it ends, so a killed
 loses none; its claim expires after the evaluation time limit plus `CLAIM_SLACK`, and
 the configuration is evaluated again by whoever draws it next.
 
+A budget of evaluations is the whole tuning's (`Sharing.budget`): a worker claims
+configurations until the workers' claims and results of this run reach it, so a faster
+worker evaluates more, and the run never evaluates more than the budget (the count and
+the claim are one transaction, `Database.claim`).
+
 `mdh-tune --workers N` starts N such workers and, once they have ended, runs the final
 check (`Tuner.confirm`, the pick timed in turns with the default) once, itself.
 """
@@ -41,17 +46,24 @@ POLL_SECONDS = 0.1
 class Sharing:
     """How one worker shares a tuning: its index among the workers of its command (its
     technique's seed is the tuning's seed plus it), its name in claims, how long its
-    claims last, and when its command started (failures stored before are an earlier
-    run's, evaluated again; later ones are this tuning's)."""
+    claims last, when its command started (failures stored before are an earlier
+    run's, evaluated again; later ones are this tuning's), and the evaluations of the
+    whole tuning, every worker's (None: no such budget)."""
 
     index: int
     worker: str
     lifetime: float
     since: float
+    budget: int | None = None
 
     def claim(self, db: Database, key: str, device: str, config: str) -> bool:
-        """Whether this worker holds the claim on `config` (`Database.claim`)."""
-        return db.claim(key, device, config, self.worker, self.lifetime, self.since)
+        """Whether this worker holds the claim on `config` (`Database.claim`; refused
+        once the tuning's `budget` is claimed)."""
+        return db.claim(key, device, config, self.worker, self.lifetime, self.since, self.budget)
+
+    def spent(self, db: Database, key: str, device: str) -> bool:
+        """Whether the workers' claims and results of this run reached `budget`."""
+        return self.budget is not None and db.counted(key, device, self.since) >= self.budget
 
     def release(self, db: Database, key: str, device: str) -> None:
         """Drop this worker's claims that it did not evaluate (`Database.release`)."""

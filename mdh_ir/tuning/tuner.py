@@ -132,7 +132,7 @@ class Progress:
     others: int = 0
     """Results a worker of a shared tuning took from the database instead of measuring
     (the others', waited for where under way; an earlier run's): not in `evaluations`,
-    the worker's share of an evaluation budget."""
+    what this worker evaluated."""
     skipped: int = 0
     """Draws never built: infeasible or duplicates."""
     elapsed: float = 0.0
@@ -289,7 +289,7 @@ class Tuner:
                 if result is None and self.sharing is not None:
                     result = self.sharing.claim_or_wait(self.db, self.key, self.info.key, text)
                 theirs = result is not None and self.sharing is not None
-                if theirs:  # another worker's (or an earlier run's): not this worker's share
+                if theirs:  # another worker's (or an earlier run's): not this worker's evaluation
                     progress.others += 1
                     progress.spend("others", time.perf_counter() - started)
                 elif result is not None:
@@ -471,6 +471,8 @@ class _Draws:
         self.learned: set[str] = set()
         self.current: str | None = None
         self.stalled = 0
+        self.spent = False
+        """A shared tuning's budget is claimed (`Sharing.spent`): nothing more is drawn."""
 
     def refill(self, overlapping: bool = False) -> None:
         """Draw until `pool` has as many candidates in flight as it keeps, the budget is
@@ -496,9 +498,10 @@ class _Draws:
 
     def full(self) -> bool:
         """Whether the pool has as many builds in flight as it keeps (the candidate being
-        evaluated is no longer the pool's) or the budget is spent."""
+        evaluated is no longer the pool's) or the budget is spent (this tuner's, or a
+        shared tuning's)."""
         building = len(self.pending) - (self.current is not None)
-        return building >= self.pool.ahead or self.progress.done(self.budget, len(self.pending))
+        return self.spent or building >= self.pool.ahead or self.progress.done(self.budget, len(self.pending))
 
     def draw(self) -> tuple[Config, Any] | None:
         """One draw of the technique: one that breaks a rule, or was evaluated already,
@@ -520,6 +523,7 @@ class _Draws:
                 tuner.technique.tell(trial, earlier.seconds if earlier and earlier.ok else None)
             self.skip()
         elif not tuner._claim(text):  # type: ignore[arg-type]
+            self.spent = tuner.sharing.spent(tuner.db, tuner.key, tuner.info.key)  # type: ignore[union-attr]
             taken = tuner.db.lookup(tuner.key, tuner.info.key, text)  # type: ignore[arg-type]
             tuner.technique.tell(trial, taken.seconds if taken and taken.ok else None)
             if taken is not None and taken.status != RUNNING:
