@@ -51,8 +51,9 @@ def _shipped_matmuls() -> list[dict]:
 def test_adapted_configurations_are_legal_and_keep_what_fits(sizes) -> None:
     """Shipped matmul configurations (tiles up to 128, up to 2048 work-groups) and the
     default of a large one, carried to primes, ones and sizes smaller than their tiles:
-    every one is legal, and a dimension at least as large as its tile keeps the tile,
-    the private tile and the number of work-items."""
+    every one is legal, and a dimension at least as large as its tile keeps the tile
+    (or half of it, a kept dimension's tile of 128 or more where the work-groups would
+    leave compute units idle) and the private tile."""
     op, device = matmul(*sizes), PRESETS["gpu"]
     source = matmul(1024, 1024, 1024)
     known = [(e["config"], e["sizes"]) for e in _shipped_matmuls()]
@@ -66,7 +67,9 @@ def test_adapted_configurations_are_legal_and_keep_what_fits(sizes) -> None:
         for d, n in enumerate(op.sizes):
             assert moved.lt_size[d] <= n
             if n >= cfg.lt_size[d] and moved.inp_mem == cfg.inp_mem:
-                assert (moved.lt_size[d], moved.pt_size[d]) == (cfg.lt_size[d], cfg.pt_size[d])
+                halved = op.combines[d].kind == "cc" and cfg.lt_size[d] >= 128
+                assert moved.lt_size[d] in ((cfg.lt_size[d], cfg.lt_size[d] // 2) if halved else (cfg.lt_size[d],))
+                assert moved.pt_size[d] == cfg.pt_size[d]
 
 
 def test_a_configuration_that_leaves_compute_units_idle_splits_its_reduction() -> None:
@@ -84,6 +87,23 @@ def test_a_configuration_that_leaves_compute_units_idle_splits_its_reduction() -
     assert adapt(cfg, source.sizes, skinny, gpu).num_wg == (1, 32, 8)
     assert adapt(cfg, source.sizes, skinny, cpu).num_wg[2] == 1
     assert adapt(cfg, source.sizes, matmul(3000, 3000, 3000), gpu).num_wg == (24, 24, 1)
+
+
+def test_a_configuration_that_leaves_compute_units_idle_takes_the_defaults_smaller_side() -> None:
+    """Carried to 1000³, a large matmul's 128 x 128 tiles give 64 work-groups for 132
+    compute units: as the default takes 64 x 64 tiles there (256 work-groups, the
+    reduction of 1000 too short to split), the tiles are halved; at 500³ the halved
+    tiles still leave half the device idle and k is split in 4, the default's pick."""
+    source, gpu = matmul(4096, 4096, 4096), PRESETS["gpu"]
+    cfg = default_config(source, gpu).with_(
+        num_wg=(32, 32, 1), lt_size=(128, 128, 8), num_wi=(16, 8, 1), pt_size=(2, 4, 1)
+    )
+    assert violations(source, cfg, gpu) == []
+    moved = adapt(cfg, source.sizes, matmul(1000, 1000, 1000), gpu)
+    assert (moved.lt_size, moved.num_wg, moved.num_wi, moved.pt_size) == ((64, 64, 8), (16, 16, 1), (16, 8, 1), (2, 4, 1))
+    small = matmul(500, 500, 500)
+    assert adapt(cfg, source.sizes, small, gpu).num_wg == (8, 8, 4)
+    assert default_config(small, gpu).num_wg == (8, 8, 4)
 
 
 def _tuned(db: Database, op, device: str, cfg, seconds: float) -> None:

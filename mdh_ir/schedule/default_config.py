@@ -507,15 +507,23 @@ def _side_and_split(op: ComputeOp, device: DeviceInfo, pair: list[int], pw: list
         return prod(ceildiv(sizes[d], tiles.get(d, 1)) for d in kept)
 
     count = {side: groups(side) for side in (64, 128)}
-    wave, reduction = _wave(device), prod(sizes[d] for d in pw)
-    if filled(count[128], device):
-        return 128, 1
-    if count[64] >= wave or (count[64] >= wave / 2 and reduction < 2048):
-        return 64, 1
-    parts = {side: reduction_parts(count[side], sizes[pw[-1]], device) for side in (64, 128)}
-    if reduction >= 2048 and count[128] * parts[128] >= wave / 2:
-        return 128, parts[128]
-    return 64, parts[64]
+    smaller, parts = side_and_split(count[128], count[64], prod(sizes[d] for d in pw), sizes[pw[-1]], device)
+    return (64 if smaller else 128), parts
+
+
+def side_and_split(larger: int, smaller: int, reduction: int, inner: int, device: DeviceInfo) -> tuple[bool, int]:
+    """`_side_and_split`'s rule for work-groups of tiles of two sides, `larger` and
+    `smaller` of them (with the larger and the smaller side), a reduction of `reduction`
+    elements whose innermost dimension has `inner`: whether to take the smaller side,
+    and the parts to split the innermost reduction into across work-groups."""
+    wave = _wave(device)
+    if filled(larger, device):
+        return False, 1
+    if smaller >= wave or (smaller >= wave / 2 and reduction < 2048):
+        return True, 1
+    if reduction >= 2048 and larger * reduction_parts(larger, inner, device) >= wave / 2:
+        return False, reduction_parts(larger, inner, device)
+    return True, reduction_parts(smaller, inner, device)
 
 
 def _wave(device: DeviceInfo) -> int:

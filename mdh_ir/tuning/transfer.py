@@ -13,10 +13,13 @@ vector width where the private tile still allows it); tile sizes are kept, clamp
 new dimension; the number of work-groups keeps its meaning: each gets as many local tiles
 as before (all tiles in parallel stay in parallel), and a reduction or scan dimension
 left to one work-group stays so (no partial results across work-groups), except on a
-GPU whose compute units the work-groups would leave idle (`default_config.filled`):
-there the innermost reduction is split as the default splits it (`reduction_parts`;
-4096³'s matmul configuration carried to 128 x 4096 x 4096 kept 32 work-groups for 132
-compute units, 0.44 ms against 0.11 for the tuned).
+GPU whose compute units the work-groups would leave idle: there the default's rule
+(`default_config.side_and_split`) decides between halving the kept dimensions' tiles of
+128 or more and splitting the innermost reduction across work-groups, as the default
+decides between sides of 128 and 64 (4096³'s matmul configuration carried to 128 x 4096
+x 4096 kept 32 work-groups for 132 compute units, 0.44 ms against 0.11 for the tuned:
+its reduction is split in 8; carried to 1000³, 64 work-groups of 128 x 128 tiles split
+in 8 took 107 us against 77 for the default's 256 of 64 x 64: its tiles are halved).
 Then the rules a configuration still breaks are repaired (`legalize`: caches dropped,
 vectors narrowed, work-groups shrunk), and the result is mapped onto the search space
 (`space.space_point`) so a search can start around it. A configuration that cannot be
@@ -37,13 +40,16 @@ from mdh_ir.device import DeviceInfo
 from mdh_ir.dialects.mdh import ComputeOp
 from mdh_ir.schedule.config import Config
 from mdh_ir.schedule.constraints import violations
-from mdh_ir.schedule.default_config import filled, reduction_parts
+from mdh_ir.schedule.default_config import side_and_split
 from mdh_ir.schedule.tiling import ceildiv
 from mdh_ir.tuning.space import space_point
 
 MAX_SEEDS = 3
 """Seeds evaluated before the search: each costs one evaluation of the budget."""
 REPAIRS = 8
+SMALLER_SIDE = 64
+"""Kept dimensions' local tiles of at least twice this are halved where the default's
+rule takes the smaller side (`default_config.side_and_split`)."""
 """Rounds of `legalize` before a configuration is given up."""
 
 
@@ -134,20 +140,21 @@ def _known(op: ComputeOp, info: DeviceInfo, db: Database | None, shipped_path: P
 def adapt(cfg: Config, source: Sequence[int], op: ComputeOp, info: DeviceInfo) -> Config | None:
     """`cfg`, tuned at sizes `source`, carried to `op`'s sizes (module docstring); None
     if no repair makes it legal."""
-    lt, pt, wi, wg = [], [], [], []
-    for d, (s, n) in enumerate(zip(source, op.sizes)):
-        lt.append(min(cfg.lt_size[d], n))
-        pt.append(min(cfg.pt_size[d], lt[d]))
-        wi.append(min(cfg.num_wi[d], ceildiv(lt[d], pt[d])))
-        per_group = ceildiv(ceildiv(s, cfg.lt_size[d]), cfg.num_wg[d])
-        tiles = ceildiv(n, lt[d])
-        alone = cfg.num_wg[d] == 1 and op.combines[d].kind != "cc"
-        wg.append(1 if alone else min(tiles, ceildiv(tiles, per_group)))
+    lt = [min(t, n) for t, n in zip(cfg.lt_size, op.sizes)]
+    wg = _groups(cfg, source, op, lt)
     reduced = [d for d, c in enumerate(op.combines) if c.kind == "pw"]
-    if info.kind == "gpu" and reduced and wg[reduced[-1]] == 1 and not filled(math.prod(wg), info):
-        r = reduced[-1]
-        parts = reduction_parts(math.prod(wg), op.sizes[r], info)
+    if info.kind == "gpu" and reduced and wg[reduced[-1]] == 1:
+        r, kept = reduced[-1], [c.kind == "cc" for c in op.combines]
+        halved = [t // 2 if cc and t >= 2 * SMALLER_SIDE else t for t, cc in zip(lt, kept)]
+        smaller, parts = side_and_split(
+            math.prod(wg), math.prod(_groups(cfg, source, op, halved)),
+            math.prod(op.sizes[d] for d in reduced), op.sizes[r], info,
+        )  # fmt: skip
+        if smaller:
+            lt, wg = halved, _groups(cfg, source, op, halved)
         wg[r] = min(parts, ceildiv(op.sizes[r], lt[r]))
+    pt = [min(p, t) for p, t in zip(cfg.pt_size, lt)]
+    wi = [min(w, ceildiv(t, p)) for w, t, p in zip(cfg.num_wi, lt, pt)]
     inner = cfg.loop_order[1][-1]
     lanes = max(w for w in (1, 2, 4, 8, 16) if w <= cfg.vector_width and pt[inner] % w == 0)
     moved = cfg.with_(
@@ -157,6 +164,19 @@ def adapt(cfg: Config, source: Sequence[int], op: ComputeOp, info: DeviceInfo) -
     if legal is None:
         return None
     return space_point(op, info, legal) or legal
+
+
+def _groups(cfg: Config, source: Sequence[int], op: ComputeOp, lt: Sequence[int]) -> list[int]:
+    """Work-groups per dimension for local tiles `lt` at `op`'s sizes, each getting as
+    many tiles as `cfg`'s did at `source`; a reduction or scan left to one work-group
+    stays so."""
+    wg = []
+    for d, (s, n) in enumerate(zip(source, op.sizes)):
+        per_group = ceildiv(ceildiv(s, cfg.lt_size[d]), cfg.num_wg[d])
+        tiles = ceildiv(n, lt[d])
+        alone = cfg.num_wg[d] == 1 and op.combines[d].kind != "cc"
+        wg.append(1 if alone else min(tiles, ceildiv(tiles, per_group)))
+    return wg
 
 
 def legalize(cfg: Config, op: ComputeOp, info: DeviceInfo) -> Config | None:
