@@ -25,7 +25,7 @@ from mdh_ir.database.store import OK, RUNNING, Database, Evaluation
 from mdh_ir.device import PRESETS
 from mdh_ir.schedule.default_config import default_config
 from mdh_ir.semantics.reference import find_compute
-from mdh_ir.tuning.distributed import Sharing
+from mdh_ir.tuning.distributed import Sharing, awaited, publish
 from mdh_ir.tuning.space import Infeasible, RandomTrial, config_params, sample_config, space_names
 from mdh_ir.tuning.transfer import seeds
 from mdh_ir.tuning.tuner import Budget, Tuner
@@ -168,6 +168,36 @@ def test_a_worker_evaluates_what_is_left_of_the_shared_budget(tmp_path: Path) ->
     assert progress.evaluations == 2 and progress.default is not None
     assert db.counted(tuner.key, tuner.info.key, since) == 4
     assert all(e.status != RUNNING for e in db.evaluations(tuner.key, tuner.info.key))
+
+
+def test_workers_wait_for_the_reference_their_command_publishes(tmp_path: Path, monkeypatch) -> None:
+    """A worker's reference result is its command's: waited for until the file is
+    written whole (dtypes kept), and given up once the command is gone."""
+    path, arrays = tmp_path / "reference.npz", [np.arange(6.0).reshape(2, 3), np.array([1.5], dtype=np.float32)]
+    load = awaited(path)
+    threading.Timer(0.3, publish, (path, arrays)).start()
+    got = load()
+    assert [(a.dtype, a.tolist()) for a in got] == [(a.dtype, a.tolist()) for a in arrays]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["reference.npz"]
+    orphaned = awaited(tmp_path / "never.npz")
+    monkeypatch.setattr(os, "getppid", lambda: -1)
+    with pytest.raises(RuntimeError, match="ended before writing"):
+        orphaned()
+
+
+def test_a_tuner_given_a_reference_to_wait_for_does_not_compute_one(tmp_path: Path, monkeypatch) -> None:
+    import mdh_ir.tuning.tuner as tuner_module
+
+    tuner = Tuner(CATALOG["matvec"].build(i=20, k=12), Database(":memory:"), "cpu", "random", repeats=2)
+    inputs, reference = tuner.data()
+    asked: list[int] = []
+
+    def computed(*args):
+        raise AssertionError("the reference semantics ran")
+
+    monkeypatch.setattr(tuner_module, "reference_outputs", computed)
+    progress = tuner.run(Budget.parse("2evals"), reference=lambda: asked.append(1) or reference)
+    assert asked == [1] and progress.default is not None and progress.default.ok
 
 
 def test_a_claim_is_released_by_its_result_or_by_expiry(target: str) -> None:

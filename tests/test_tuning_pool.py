@@ -214,7 +214,7 @@ def test_a_gpu_pool_builds_the_default_while_the_reference_is_computed(kind: str
     events: list[str] = []
     tuner = Tuner(CATALOG["matvec"].build(i=16, k=8), Database(":memory:"), "cpu", "random", build_workers=1)
     monkeypatch.setattr(tuner, "info", replace(tuner.info, kind=kind))
-    data = tuner._data
+    data = tuner.data
 
     def recorded_data(*args):
         events.append("data")
@@ -225,7 +225,7 @@ def test_a_gpu_pool_builds_the_default_while_the_reference_is_computed(kind: str
             events.append("submit")
             super().submit(key, cfg)
 
-    monkeypatch.setattr(tuner, "_data", recorded_data)
+    monkeypatch.setattr(tuner, "data", recorded_data)
     monkeypatch.setattr(tuner_module, "BuildPool", RecordedPool)
     progress = tuner.run(Budget.parse("2evals"))
     assert progress.default is not None and progress.default.ok
@@ -239,13 +239,13 @@ def test_the_time_before_the_first_evaluation_is_shown_apart(monkeypatch) -> Non
     from mdh_ir.tools.mdh_tune import phase_lines
 
     tuner = Tuner(CATALOG["matvec"].build(i=16, k=8), Database(":memory:"), "cpu", "random")
-    data = tuner._data
+    data = tuner.data
 
     def slow_data(*args):
         time.sleep(0.5)
         return data(*args)
 
-    monkeypatch.setattr(tuner, "_data", slow_data)
+    monkeypatch.setattr(tuner, "data", slow_data)
     progress = tuner.run(Budget.parse("1evals"))
     assert progress.setup >= 0.5
     (line,) = [line for line in phase_lines(progress) if line.split()[0] == "setup"]

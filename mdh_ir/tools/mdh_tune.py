@@ -51,8 +51,10 @@ failed (after the check, which keeps what the others found).
 from __future__ import annotations
 
 import argparse
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -70,7 +72,7 @@ from mdh_ir.tools.checks import check_plot, check_work, check_writable, read_inp
 from mdh_ir.tools.context import make_context
 from mdh_ir.tools.diagnostics import diagnose, load_module, the_compute
 from mdh_ir.tools.mdh_run import format_seconds
-from mdh_ir.tuning.distributed import CLAIM_SLACK, Sharing, worker_name
+from mdh_ir.tuning.distributed import CLAIM_SLACK, Sharing, awaited, publish, worker_name
 from mdh_ir.tuning.evaluate import PHASES
 from mdh_ir.tuning.pool import POOL_PHASES
 from mdh_ir.tuning.tuner import OVERLAPPING, TECHNIQUES, Budget, Progress, Tuner, parse_config
@@ -221,7 +223,8 @@ def run_worker(args: argparse.Namespace, module: ModuleOp, budget: Budget, devic
     bar = ProgressBar(budget, f"worker {i}: ", lines=True)
     tuner = Tuner(module, Database(target), device, args.technique, args.seed, args.repeats, args.timeout, bar,
                   sharing=sharing, build_workers=args.build_workers, transfer=not args.no_seeds)  # fmt: skip
-    print(summary(tuner.run(mine), not args.no_seeds))
+    reference = awaited(Path(args.reference)) if args.reference else None
+    print(summary(tuner.run(mine, reference=reference), not args.no_seeds))
     return 0
 
 
@@ -236,31 +239,39 @@ def check(args: argparse.Namespace, module: ModuleOp, devices: list) -> None:
 
 def run_shared(args: argparse.Namespace, argv: list[str], module: ModuleOp, devices: list) -> tuple[Progress, bool]:
     """Start `--workers` workers (this command with `--worker I`), check the input while
-    they start (they do not check it again; stopped if it is refused), wait for them,
-    then run the final check once: its progress, and whether every worker succeeded."""
-    command = [sys.executable, "-m", "mdh_ir.tools.mdh_tune", *argv, "--since", repr(time.time())]
+    they start (they do not check it again; stopped if it is refused), compute the
+    reference result for them and the final check (`distributed.publish`), wait for
+    them, then run the final check once: its progress, and whether every worker
+    succeeded."""
+    folder = Path(tempfile.mkdtemp(prefix="mdh-tune-"))
+    shared = folder / "reference.npz"
+    command = [sys.executable, "-m", "mdh_ir.tools.mdh_tune", *argv, "--since", repr(time.time()),
+               "--reference", str(shared)]  # fmt: skip
     workers = [subprocess.Popen([*command, "--worker", str(i)], stdout=subprocess.PIPE, text=True)
                for i in range(args.workers)]  # fmt: skip
     try:
-        check(args, module, devices)
-        infos = [device_info(d) for d in devices]
-        if len({info.key for info in infos}) > 1:
-            raise ValueError("--device: the workers of one tuning need devices of one kind (model and driver)")
-    except BaseException:
-        for worker in workers:
-            worker.kill()
-            worker.wait()
-        raise
-    target = tuning_db(args)
-    db = Database(target)
-    print(f"device: {infos[0].platform} | {infos[0].name}")
-    print(f"workers: {args.workers}, database {shown(target)}", flush=True)
-    succeeded = True
-    checker = Tuner(module, db, devices[0], args.technique, args.seed, args.repeats, args.timeout)
-    try:
-        ev = checker.evaluator()  # started while the workers tune
-    finally:
+        try:
+            check(args, module, devices)
+            infos = [device_info(d) for d in devices]
+            if len({info.key for info in infos}) > 1:
+                raise ValueError("--device: the workers of one tuning need devices of one kind (model and driver)")
+            target = tuning_db(args)
+            db = Database(target)
+            print(f"device: {infos[0].platform} | {infos[0].name}")
+            print(f"workers: {args.workers}, database {shown(target)}", flush=True)
+            checker = Tuner(module, db, devices[0], args.technique, args.seed, args.repeats, args.timeout)
+            inputs, reference = checker.data()
+            publish(shared, reference)  # the workers wait for it
+            ev = checker.evaluator(inputs, reference)  # started while the workers tune
+        except BaseException:
+            for worker in workers:
+                worker.kill()
+                worker.wait()
+            raise
         outputs = [worker.communicate()[0] for worker in workers]
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    succeeded = True
     for i, (worker, out) in enumerate(zip(workers, outputs)):
         print(f"== worker {i} (pid {worker.pid}, device {devices[i % len(devices)] or 'default'})")
         print(out.rstrip() or "(no summary)")
@@ -361,6 +372,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--workers", type=int, help="worker processes sharing the tuning database")
     parser.add_argument("--worker", type=int, help=argparse.SUPPRESS)  # the index of a started worker
     parser.add_argument("--since", type=float, help=argparse.SUPPRESS)  # when its command started
+    parser.add_argument("--reference", help=argparse.SUPPRESS)  # the file its command writes the reference result to
     argv = sys.argv[1:] if argv is None else argv
     parser.add_argument("--allow-large", action="store_true", help="tune computations of more than 2^32 points")
     args = parser.parse_args(argv)

@@ -228,11 +228,13 @@ class Tuner:
         self,
         budget: Budget,
         inputs: list[np.ndarray] | None = None,
-        reference: list[np.ndarray] | None = None,
+        reference: list[np.ndarray] | Callable[[], list[np.ndarray]] | None = None,
     ) -> Progress:
         """Tune within `budget`. Candidates are checked on `inputs` (seeded random ones
         by default) against `reference` (by default the reference semantics; pass an
-        independent float64 result where evaluating the semantics would be too slow).
+        independent float64 result where evaluating the semantics would be too slow, or
+        a function that returns one computed elsewhere: a shared tuning's workers wait
+        for their command's, `distributed.awaited`).
         The default is evaluated first, then the best configuration the database
         already knows (a replay), so that a tuning that continues a database never
         ends with a worse pick than the database had; not by a worker of a shared
@@ -268,7 +270,7 @@ class Tuner:
             # on a GPU the pool builds the first candidates while the reference is computed;
             # on a CPU it runs and checks each build, and holds the gate with the evaluations
             pool = None if cpu else start_pool()
-            inputs, reference = self._data(inputs, reference)
+            inputs, reference = self.data(inputs, reference)
             gate = None
             if self.build_workers and cpu:
                 gate = os.path.join(stack.enter_context(tempfile.TemporaryDirectory()), "gate")
@@ -394,12 +396,14 @@ class Tuner:
             if params is not None:
                 self.technique.learn(params, e.seconds if e.ok else None)
 
-    def _data(self, inputs: list[np.ndarray] | None, reference: list[np.ndarray] | None) -> tuple:
+    def data(self, inputs: list[np.ndarray] | None = None, reference=None) -> tuple[list, list]:
         """`inputs` (seeded random ones by default: the host function's arguments, the
         op's inputs' draws where they are its operands) and `reference` (by default the
-        reference semantics' outputs)."""
+        reference semantics' outputs; a function: its result)."""
         if inputs is None:
             inputs = random_arguments(host_function(self.module), np.random.default_rng(self.seed))
+        if callable(reference):
+            reference = reference()
         if reference is None:
             reference = reference_outputs(self.module, inputs)
         return inputs, reference
@@ -416,7 +420,7 @@ class Tuner:
         `reference` (`run`'s defaults), its worker started and compiling the default: a
         shared tuning's command starts it while its workers tune (the start took 3 s
         after them)."""
-        inputs, reference = self._data(inputs, reference)
+        inputs, reference = self.data(inputs, reference)
         ev = Evaluator(self.module, inputs, reference, self.device, self.repeats, self.timeout, self.worker)
         ev.prepare([default_config(self.op, self.info)])
         return ev
