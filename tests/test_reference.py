@@ -63,17 +63,17 @@ class CountingEvaluator(ReferenceEvaluator):
         return super().direct(ranges)
 
 
-def check_entry(name: str, seed: int = 0, chunk_points: int | None = None, **sizes) -> None:
+def check_entry(name: str, seed: int = 0, piece_elements: int | None = None, **sizes) -> None:
     entry = CATALOG[name]
     module = entry.build(**sizes)
     inputs = entry.inputs(np.random.default_rng(seed), **sizes)
-    if chunk_points is None:
+    if piece_elements is None:
         got = evaluate(module, inputs)
     else:
-        evaluator = CountingEvaluator(find_compute(module), chunk_points=chunk_points)
+        evaluator = CountingEvaluator(find_compute(module), piece_elements=piece_elements)
         got = evaluator(inputs)
-        points = int(np.prod(evaluator.sizes))
-        assert evaluator.pieces >= -(-points // chunk_points)
+        points, elements = int(np.prod(evaluator.sizes)), evaluator.elements(list(evaluator.sizes))
+        assert evaluator.pieces >= min(points, -(-elements // piece_elements))  # a point is the smallest piece
     assert_outputs(got, entry.expected(inputs, **sizes))
 
 
@@ -112,10 +112,10 @@ def test_awkward_sizes_cover_the_catalog():
     assert AWKWARD.keys() == CATALOG.keys()
 
 
-@pytest.mark.parametrize("chunk_points", [1, 6])
+@pytest.mark.parametrize("piece_elements", [1, 6])
 @pytest.mark.parametrize("name", CATALOG)
-def test_prime_sizes_split(name, chunk_points):
-    check_entry(name, seed=1, chunk_points=chunk_points, **{**CATALOG[name].small, **AWKWARD[name]})
+def test_prime_sizes_split(name, piece_elements):
+    check_entry(name, seed=1, piece_elements=piece_elements, **{**CATALOG[name].small, **AWKWARD[name]})
 
 
 @pytest.mark.parametrize("name", CATALOG)
@@ -158,7 +158,7 @@ STENCIL_SIZES = {
 def test_boundary_modes(name, mode):
     for sizes in STENCIL_SIZES[name]:
         check_entry(name, boundary=mode, **sizes)
-    check_entry(name, chunk_points=16, boundary=mode, **STENCIL_SIZES[name][-1])
+    check_entry(name, piece_elements=16, boundary=mode, **STENCIL_SIZES[name][-1])
 
 
 # --- combine operators ---------------------------------------------------------------
@@ -203,8 +203,8 @@ def test_combine(g, ufunc, t, kind):
     wide = x.astype(np.float64) if x.dtype.kind == "f" else x
     fold = ufunc.reduce if kind == "pw" else ufunc.accumulate
     want = fold(wide, axis=0, dtype=wide.dtype)
-    for chunk_points in (1 << 21, 3):
-        assert_outputs(ReferenceEvaluator(op, chunk_points=chunk_points)([x]), [want])
+    for piece_elements in (1 << 21, 3):
+        assert_outputs(ReferenceEvaluator(op, piece_elements=piece_elements)([x]), [want])
 
 
 def running_best(w1, i1, w2, i2):
@@ -213,8 +213,8 @@ def running_best(w1, i1, w2, i2):
     return select(second, w2, w1), select(second, i2, i1)
 
 
-@pytest.mark.parametrize("chunk_points", [1 << 21, 5, 1])
-def test_scan_of_two_outputs(chunk_points):
+@pytest.mark.parametrize("piece_elements", [1 << 21, 5, 1])
+def test_scan_of_two_outputs(piece_elements):
     """A ps scan with a user function over (value, index) pairs; the outputs use two views."""
     module = compute_module(
         "running_argmax",
@@ -228,7 +228,7 @@ def test_scan_of_two_outputs(chunk_points):
     x = np.random.default_rng(4).integers(0, 4, (11, 3)).astype(np.int32)
     where = np.array([np.argmax(x[: r + 1], axis=0) for r in range(11)])
     want = [np.maximum.accumulate(x, axis=0), where.T.astype(np.int64)]
-    assert_outputs(ReferenceEvaluator(find_compute(module), chunk_points=chunk_points)([x]), want)
+    assert_outputs(ReferenceEvaluator(find_compute(module), piece_elements=piece_elements)([x]), want)
 
 
 # --- the example files ---------------------------------------------------------------
@@ -298,8 +298,8 @@ def test_a_contraction_through_einsum_equals_its_value_per_point(case: str) -> N
     per_point = ReferenceEvaluator(op)
     per_point.contraction = False
     want = per_point(inputs)
-    for chunk_points in (None, 4):
-        einsum = ReferenceEvaluator(op, chunk_points=chunk_points)
+    for piece_elements in (None, 4):
+        einsum = ReferenceEvaluator(op, piece_elements=piece_elements)
         assert einsum.contraction
         np.testing.assert_allclose(einsum(inputs)[0], want[0], rtol=1e-12, atol=1e-12)
 

@@ -86,20 +86,20 @@ def boundary_index(j: np.ndarray, n: int, mode: str) -> tuple[np.ndarray, np.nda
     return j, None
 
 
-CHUNK_POINTS = 1 << 21
+PIECE_ELEMENTS = 1 << 21
 """Points of a piece evaluated at once (a value per point)."""
-CONTRACTION_CHUNK_POINTS = 32 * CHUNK_POINTS
-"""Points of a contraction's piece, which keeps its reads, not a value per point
-(matmul 2000³ 1.29 -> 0.43 s, conv3 3x3 at n = 32 3.41 -> 1.51 s against `CHUNK_POINTS`;
-per point, 7.9 and 11.9 s)."""
+CONTRACTION_PIECE_ELEMENTS = 1 << 25
+"""Elements of a contraction's piece: its reads and its result, which is all it holds
+(einsum keeps no value per point). Pieces of 2^26 points instead took matmul 4096³ in
+1024 products of small matrices (the first of a tuning's 10.2 s on an H100's host)."""
 
 
 class ReferenceEvaluator:
     """Evaluates one `mdh.compute` op on numpy arrays."""
 
-    def __init__(self, op: ComputeOp, promote: bool = True, chunk_points: int | None = None):
-        """`chunk_points`: the points of a piece (default `CHUNK_POINTS`, for a
-        contraction `CONTRACTION_CHUNK_POINTS`)."""
+    def __init__(self, op: ComputeOp, promote: bool = True, piece_elements: int | None = None):
+        """`piece_elements`: the most `elements` of a piece (default `PIECE_ELEMENTS`,
+        for a contraction `CONTRACTION_PIECE_ELEMENTS`)."""
         module = op.get_toplevel_object()
         assert isinstance(module, ModuleOp), "the op must be inside a module"
         self.op = op
@@ -110,7 +110,13 @@ class ReferenceEvaluator:
         self.out_types = [self.funcs.dtype(t) for t in op.output_element_types]
         self.with_indices = op.scalar_arity < len(self.funcs.funcs[op.scalar_func].function_type.inputs.data)
         self.contraction = self._is_contraction()
-        self.chunk_points = chunk_points or (CONTRACTION_CHUNK_POINTS if self.contraction else CHUNK_POINTS)
+        self.piece_elements = piece_elements or (CONTRACTION_PIECE_ELEMENTS if self.contraction else PIECE_ELEMENTS)
+        self.read_dims = [
+            [d for d in range(len(self.sizes)) if any(f.coeffs[d] for f in forms)]
+            for maps in self.access_forms
+            for forms in maps
+        ]
+        """The dimensions each scalar argument's read varies along."""
 
     def _is_contraction(self) -> bool:
         """Whether the op sums the float64 product of its two scalar arguments over every
@@ -201,7 +207,7 @@ class ReferenceEvaluator:
     def piece(self, ranges: list[tuple[int, int]]) -> Values:
         """The result of the sub-space `ranges`, pw dims reduced to extent 1."""
         extents = [hi - lo for lo, hi in ranges]
-        if int(np.prod(extents)) <= self.chunk_points:
+        if max(extents, default=1) == 1 or self.elements(extents) <= self.piece_elements:
             return self.direct(ranges)
         d = int(np.argmax(extents))
         lo, hi = ranges[d]
@@ -216,6 +222,14 @@ class ReferenceEvaluator:
             return g(a, b)
         carry = tuple(np.take(x, [-1], axis=d) for x in a)
         return tuple(np.concatenate([x, y], axis=d) for x, y in zip(a, g(carry, b)))
+
+    def elements(self, extents: list[int]) -> int:
+        """What a piece of `extents` holds at once: a value per point; for a contraction
+        its reads and its result."""
+        if not self.contraction:
+            return int(np.prod(extents))
+        kept = int(np.prod([n for n, c in zip(extents, self.combines) if c.kind != "pw"]))
+        return kept + sum(int(np.prod([extents[d] for d in dims])) for dims in self.read_dims)
 
     def direct(self, ranges: list[tuple[int, int]]) -> Values:
         rank = len(ranges)
