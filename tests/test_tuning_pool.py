@@ -23,7 +23,8 @@ from mdh_ir.tuning import evaluate
 from mdh_ir.tuning.evaluate import Evaluator
 from mdh_ir.tuning.gate import Gate
 from mdh_ir.tuning.pool import POOL_PHASES, BuildPool
-from mdh_ir.tuning.tuner import OVERLAPPING, Budget, Tuner
+from mdh_ir.tuning.distributed import Sharing
+from mdh_ir.tuning.tuner import OVERLAPPING, Budget, Tuner, default_build_workers
 
 
 def matvec():
@@ -250,3 +251,20 @@ def test_the_time_before_the_first_evaluation_is_shown_apart(monkeypatch) -> Non
     assert progress.setup >= 0.5
     (line,) = [line for line in phase_lines(progress) if line.split()[0] == "setup"]
     assert float(line.split()[1]) >= 0.5
+
+
+def test_workers_of_one_command_divide_the_hosts_cores_among_their_builders(monkeypatch) -> None:
+    """On a GPU a tuning builds with one process per host core but one (at most 8); the
+    workers of one command divide the cores first. A CPU device builds in none."""
+    monkeypatch.setattr("os.cpu_count", lambda: 16)
+    assert [default_build_workers("gpu", n) for n in (1, 2, 4, 32)] == [8, 7, 3, 1]
+    assert default_build_workers("cpu", 2) == 0
+    import mdh_ir.tuning.tuner as tuner_module
+
+    cpu = device_info("cpu")
+    monkeypatch.setattr(tuner_module, "device_info", lambda device: replace(cpu, kind="gpu"))
+    monkeypatch.setattr("os.cpu_count", lambda: 32)
+    for local, builders in ((1, 8), (4, 7)):
+        tuner = Tuner(CATALOG["matvec"].build(i=16, k=8), Database(":memory:"), "cpu", "random",
+                      sharing=Sharing(0, "w0", 60, 0, local=local))  # fmt: skip
+        assert tuner.build_workers == builders

@@ -218,7 +218,7 @@ def run_worker(args: argparse.Namespace, module: ModuleOp, budget: Budget, devic
     tuning's budget), its summary at the end."""
     i = args.worker
     device, target = devices[i % len(devices)], tuning_db(args)
-    sharing = Sharing(i, worker_name(i), args.timeout + CLAIM_SLACK, args.since, budget.evaluations)
+    sharing = Sharing(i, worker_name(i), args.timeout + CLAIM_SLACK, args.since, budget.evaluations, args.workers)
     mine = replace(budget, evaluations=None)
     bar = ProgressBar(budget, f"worker {i}: ", lines=True)
     tuner = Tuner(module, Database(target), device, args.technique, args.seed, args.repeats, args.timeout, bar,
@@ -361,7 +361,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeats", type=int, default=10, help="timed runs per candidate")
     parser.add_argument("--timeout", type=float, default=60.0, help="seconds per candidate")
     parser.add_argument(
-        "--build-workers", type=int, help="processes building candidates ahead (default: GPU min(8, cores-1), CPU 0)"
+        "--build-workers", type=int,
+        help="processes building candidates ahead (default: GPU min(8, cores / workers - 1), CPU 0)",
     )
     parser.add_argument(
         "--no-seeds", action="store_true",

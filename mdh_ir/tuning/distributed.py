@@ -55,14 +55,16 @@ class Sharing:
     """How one worker shares a tuning: its index among the workers of its command (its
     technique's seed is the tuning's seed plus it), its name in claims, how long its
     claims last, when its command started (failures stored before are an earlier
-    run's, evaluated again; later ones are this tuning's), and the evaluations of the
-    whole tuning, every worker's (None: no such budget)."""
+    run's, evaluated again; later ones are this tuning's), the evaluations of the
+    whole tuning, every worker's (None: no such budget), and the workers of its command,
+    which share this host's cores (`tuner.default_build_workers`)."""
 
     index: int
     worker: str
     lifetime: float
     since: float
     budget: int | None = None
+    local: int = 1
 
     def claim(self, db: Database, key: str, device: str, config: str) -> bool:
         """Whether this worker holds the claim on `config` (`Database.claim`; refused

@@ -88,13 +88,14 @@ OVERLAPPING = (*POOL_PHASES, "search_meanwhile")
 the build pool's and the search's draws made while the evaluation worker ran."""
 
 
-def default_build_workers(kind: str) -> int:
-    """Build workers for a device of `kind`: on a GPU, one per host core but one (for
-    the evaluation worker), at most 8; on a CPU none: there builds must wait while
-    candidates run (`mdh_ir.tuning.gate`), so the evaluation worker waits for the builds
-    under way before each run, and on PoCL (2 cores) a pool of 1 or 2 made tuning
-    slower (mdh_bench/RESULTS.md)."""
-    return min(8, max(1, (os.cpu_count() or 2) - 1)) if kind == "gpu" else 0
+def default_build_workers(kind: str, tunings: int = 1) -> int:
+    """Build workers for a device of `kind`, one of `tunings` processes tuning on this
+    host (the workers of one `mdh-tune --workers` command): on a GPU, their share of the
+    host's cores but one each (for the evaluation worker), at most 8; on a CPU none:
+    there builds must wait while candidates run (`mdh_ir.tuning.gate`), so the evaluation
+    worker waits for the builds under way before each run, and on PoCL (2 cores) a pool
+    of 1 or 2 made tuning slower (mdh_bench/RESULTS.md)."""
+    return min(8, max(1, (os.cpu_count() or 2) // tunings - 1)) if kind == "gpu" else 0
 
 
 @dataclass(frozen=True)
@@ -213,7 +214,8 @@ class Tuner:
         self.technique = self.make_technique(technique, seed)
         self.seed = seed
         self.repeats, self.timeout, self.worker = repeats, timeout, worker
-        self.build_workers = default_build_workers(self.info.kind) if build_workers is None else build_workers
+        tunings = sharing.local if sharing is not None else 1
+        self.build_workers = default_build_workers(self.info.kind, tunings) if build_workers is None else build_workers
         self.on_progress = progress or (lambda p: None)
         self.transfer, self.shipped = transfer, shipped
         self.key = db.add_computation(self.op)
