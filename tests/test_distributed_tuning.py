@@ -398,3 +398,15 @@ def test_a_worker_finding_the_default_claimed_evaluates_its_seeds_first(tmp_path
     progress = tuner.run(Budget.parse("3evals"))
     assert recorded == [*texts, default]
     assert progress.default is not None and progress.default.config == default and progress.default.ok
+
+
+def test_a_workers_progress_line_counts_its_part_of_the_shared_budget(capsys) -> None:
+    """A worker's line shows its evaluations of the tuning's budget, and an ETA for its
+    part of them: at 10 of 100 evaluations in 10 s, one of 2 workers has 40 left."""
+    from mdh_ir.tools.mdh_tune import ProgressBar
+    from mdh_ir.tuning.tuner import Progress
+
+    progress = Progress(evaluations=10, elapsed=10.0)
+    for workers, eta in ((1, 90), (2, 40)):
+        ProgressBar(Budget.parse("100evals"), "worker 0: ", lines=True, workers=workers)(progress)
+        assert capsys.readouterr().err == f"worker 0: [10/100 evals] failed 0, replayed 0 | best - | 10s, ETA {eta}s\n"

@@ -82,15 +82,18 @@ class ProgressBar:
     """One status line on stderr, rewritten after each evaluation (with `lines`, one
     line per evaluation, as workers sharing stderr write it)."""
 
-    def __init__(self, budget: Budget, label: str = "", lines: bool = False):
+    def __init__(self, budget: Budget, label: str = "", lines: bool = False, workers: int = 1):
+        """`workers`: the workers sharing `budget`'s evaluations, each expected to do
+        its part of them (the ETA's)."""
         self.budget, self.label, self.lines = budget, label, lines
+        self.part = budget if budget.evaluations is None else replace(budget, evaluations=-(-budget.evaluations // workers))
         self.drawn = False
 
     def __call__(self, p: Progress) -> None:
         self.drawn = True
         best = format_seconds(p.best.seconds) if p.best and p.best.seconds else "-"
         total = f"/{self.budget.evaluations}" if self.budget.evaluations else ""
-        eta = p.eta(self.budget)
+        eta = p.eta(self.part)
         line = (
             f"{self.label}[{p.evaluations}{total} evals] failed {p.failures}, "
             f"replayed {p.replayed} | best {best} | {p.elapsed:.0f}s"
@@ -220,7 +223,7 @@ def run_worker(args: argparse.Namespace, module: ModuleOp, budget: Budget, devic
     device, target = devices[i % len(devices)], tuning_db(args)
     sharing = Sharing(i, worker_name(i), args.timeout + CLAIM_SLACK, args.since, budget.evaluations, args.workers)
     mine = replace(budget, evaluations=None)
-    bar = ProgressBar(budget, f"worker {i}: ", lines=True)
+    bar = ProgressBar(budget, f"worker {i}: ", lines=True, workers=args.workers)
     tuner = Tuner(module, Database(target), device, args.technique, args.seed, args.repeats, args.timeout, bar,
                   sharing=sharing, build_workers=args.build_workers, transfer=not args.no_seeds)  # fmt: skip
     reference = awaited(Path(args.reference)) if args.reference else None
