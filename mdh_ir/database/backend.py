@@ -80,9 +80,11 @@ class SQLite:
             raise
         self.conn.execute("COMMIT")
 
-    def exclusive(self):
-        """A transaction holding SQLite's write lock from its start: no other writes in it."""
-        return self.transaction()
+    @contextmanager
+    def exclusive(self) -> Iterator[None]:
+        """A transaction holding SQLite's write lock from its start (`transaction`)."""
+        with self.transaction():
+            yield
 
     @contextmanager
     def initializing(self) -> Iterator[None]:

@@ -43,7 +43,8 @@ evaluations. A budget of evaluations is the whole tuning's (the workers claim un
 claims and results since the command started reach it: a faster worker evaluates more);
 one of seconds holds for each.
 Commands on several hosts given one PostgreSQL database as `--db`
-(`postgresql://user@host:port/db`) and `--workers` (1 or more each) tune together. Once
+(`postgresql://user@host:port/db`) and `--workers` (1 or more each) tune together (each
+command's budget of evaluations counts every worker's since that command started). Once
 its workers ended, the command runs the final check once, itself; it exits 1 if a worker
 failed (after the check, which keeps what the others found).
 """
@@ -86,7 +87,8 @@ class ProgressBar:
         """`workers`: the workers sharing `budget`'s evaluations, each expected to do
         its part of them (the ETA's)."""
         self.budget, self.label, self.lines = budget, label, lines
-        self.part = budget if budget.evaluations is None else replace(budget, evaluations=-(-budget.evaluations // workers))
+        evaluations = None if budget.evaluations is None else -(-budget.evaluations // workers)
+        self.part = replace(budget, evaluations=evaluations)
         self.drawn = False
 
     def __call__(self, p: Progress) -> None:
