@@ -13,7 +13,8 @@ server at `--server` (default: one started by scripts/postgres.sh in a temporary
 folder), or with `--sqlite` in a fresh SQLite file (workers of one host). The runs take
 turns, `--rounds` times over, in reversed order every other round, each with an empty
 kernel cache. Printed per run: wall seconds, the evaluations each worker measured and
-the evaluations stored.
+the evaluations stored, and each tuning's seconds before its first evaluation (`setup`)
+and in its loop.
 """
 
 from __future__ import annotations
@@ -45,8 +46,17 @@ def fresh_database(server: str, name: str) -> str:
     return server.rsplit("/", 1)[0] + "/" + name
 
 
-def tune(source: Path, args: argparse.Namespace, workers: int, target: str, name: str) -> tuple[float, list[int], int]:
-    """Wall seconds, evaluations each worker measured, evaluations stored (the output,
+def phases(output: str) -> tuple[list[float], list[float]]:
+    """Each tuning's (alone: one; shared: each worker's) seconds before its first
+    evaluation (`setup`) and in its loop (`time`), from mdh-tune's time blocks."""
+    setups = [float(s) for s in re.findall(r"^\s*setup\s+([\d.]+) s", output, re.M)]
+    loops = [float(s) for s in re.findall(r"^time: ([\d.]+) s \(", output, re.M)]
+    return setups, loops
+
+
+def tune(source: Path, args: argparse.Namespace, workers: int, target: str, name: str) -> tuple:
+    """Wall seconds, evaluations each worker measured, evaluations stored, and each
+    tuning's setup and loop seconds (`phases`) (the output,
     each line prefixed with the seconds since the command started, kept as
     `--logs`/NAME.log). Each run builds into an empty kernel cache of its own
     (NVIDIA's OpenCL and PoCL keep built programs; one seed draws many of the same
@@ -74,7 +84,7 @@ def tune(source: Path, args: argparse.Namespace, workers: int, target: str, name
     measured = [int(n) - int(r) for n, r in found]
     db = Database(target)
     stored = sum(len(db.evaluations(c, d)) for c, d in db.tuned())
-    return wall, measured, stored
+    return wall, measured, stored, *phases(output)
 
 
 def main() -> None:
@@ -105,9 +115,10 @@ def main() -> None:
                 name = f"alone_{r}" if not workers else f"w{workers}_{r}"
                 shared = not workers or args.sqlite
                 target = str(folder / f"{name}.sqlite") if shared else fresh_database(server, name)
-                wall, measured, stored = tune(source, args, workers, target, name)
+                wall, measured, stored, setups, loops = tune(source, args, workers, target, name)
                 label = "alone" if not workers else f"{workers} workers"
-                print(f"round {r}: {label:<10} {wall:6.1f} s  measured {measured}  stored {stored}", flush=True)
+                print(f"round {r}: {label:<10} {wall:6.1f} s  measured {measured}  stored {stored}"
+                      f"  setup {setups} s  loops {loops} s", flush=True)  # fmt: skip
     finally:
         if server is not None and args.server is None:
             subprocess.run([ROOT / "scripts" / "postgres.sh", "stop", pg], capture_output=True)

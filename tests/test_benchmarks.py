@@ -410,3 +410,21 @@ def test_the_draws_tool_searches_the_synthetic_times() -> None:
     for names in ([], space_names(op, info)):
         ms, marks = search(op, info, names, 0, target, 50)
         assert ms > 0 and set(marks) == {50} and 0 <= marks[50] < float("inf")
+
+
+
+def test_the_workers_bench_reads_each_tunings_setup_and_loop() -> None:
+    """`mdh_bench.workers` reports each tuning's seconds before its first evaluation and
+    in its loop, from mdh-tune's time blocks (one per worker)."""
+    from mdh_bench.workers import phases
+
+    output = "\n".join([
+        "== worker 0 (pid 1, device cpu)",
+        "time: 32.0 s (316 evaluations measured)",
+        "  setup          2.38 s         (before the first evaluation, not in the time)",
+        "  load           2.79 s   8.7%       8.8 ms each",
+        "== worker 1 (pid 2, device cpu)",
+        "time: 33.6 s (284 evaluations measured)",
+        "  setup          2.09 s         (before the first evaluation, not in the time)",
+    ])  # fmt: skip
+    assert phases(output) == ([2.38, 2.09], [32.0, 33.6])
