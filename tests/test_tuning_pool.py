@@ -268,3 +268,19 @@ def test_workers_of_one_command_divide_the_hosts_cores_among_their_builders(monk
         tuner = Tuner(CATALOG["matvec"].build(i=16, k=8), Database(":memory:"), "cpu", "random",
                       sharing=Sharing(0, "w0", 60, 0, local=local))  # fmt: skip
         assert tuner.build_workers == builders
+
+
+def test_an_evaluator_starts_before_its_inputs_and_reference_are_given() -> None:
+    """The evaluation worker starts (imports, parse, opening the device) before the
+    tuner has its inputs and reference (`Evaluator.supply`), and evaluates once they
+    come; no request goes out before them."""
+    module = CATALOG["matvec"].build(i=16, k=8)
+    op = find_compute(module)
+    inputs = random_inputs(op, np.random.default_rng(0))
+    with Evaluator(module, None, None, "cpu", repeats=2) as ev:
+        ev.start()
+        with pytest.raises(AssertionError, match="supply"):
+            ev.prepare([default_config(op, device_info("cpu"))])
+        time.sleep(0.2)
+        ev.supply(inputs, reference_outputs(module, inputs))
+        assert ev.evaluate(default_config(op, device_info("cpu"))).ok

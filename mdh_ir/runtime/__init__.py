@@ -8,14 +8,14 @@ source to it.
 `compile_module` and `lower` moved to `mdh_ir.driver`; they stay importable from here.
 """
 
-from mdh_ir.runtime.devices import DeviceError, _context, device_info, select_device
+from mdh_ir.runtime.devices import DeviceError, _context, device_info, open_device, select_device
 from mdh_ir.runtime.inputs import DeviceInputs
 from mdh_ir.runtime.program import BuildError, Program, build, build_options, host_function
 from mdh_ir.runtime.timing import _flush_kernel, _gate, flush, gated, span
 
 __all__ = [
     "BuildError", "DeviceError", "DeviceInputs", "Program", "build", "build_options", "device_info",
-    "flush", "gated", "host_function", "select_device", "span",
+    "flush", "gated", "host_function", "open_device", "select_device", "span",
 ]  # fmt: skip
 
 _MOVED = ("compile_module", "lower")

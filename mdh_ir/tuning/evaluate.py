@@ -54,6 +54,7 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
 from mdh_ir.database.store import OK, Evaluation
+from mdh_ir.runtime.devices import open_device
 from mdh_ir.runtime.inputs import DeviceInputs
 from mdh_ir.runtime.timing import Stopwatch
 from mdh_ir.schedule.config import Config
@@ -97,9 +98,11 @@ def _serve(conn: Connection) -> None:
     from mdh_ir.semantics.compare import Expected
     from mdh_ir.tuning.device_check import DeviceCheck
 
-    module_text, device, inputs, reference, repeats, gate = conn.recv()
+    module_text, device, repeats, gate = conn.recv()
     ctx = make_context()
     module = load_module(ctx, module_text, "<tuning>")
+    open_device(device)
+    inputs, reference = conn.recv()  # the caller may send them later (`Evaluator.supply`)
     check = DeviceCheck(Expected(module, reference))
     kept = KeptInputs(inputs)
     gate = Gate(gate) if gate else None
@@ -234,17 +237,19 @@ class Evaluator:
     def __init__(
         self,
         module: ModuleOp,
-        inputs: list[np.ndarray],
-        reference: list[np.ndarray],
+        inputs: list[np.ndarray] | None,
+        reference: list[np.ndarray] | None,
         device: str | None,
         repeats: int = 10,
         timeout: float = 60.0,
         worker: str = __name__,
         gate: str | None = None,
     ):
-        """`worker`: the module run as the worker (`python -m worker FD`); `gate`: the
-        path of the gate (`mdh_ir.tuning.gate`) its runs hold, if any."""
-        self.args = (str(module), device, inputs, reference, repeats, gate)
+        """`inputs` and `reference` None: given later (`supply`), before the first
+        request; `worker`: the module run as the worker (`python -m worker FD`); `gate`:
+        the path of the gate (`mdh_ir.tuning.gate`) its runs hold, if any."""
+        self.head = (str(module), device, repeats, gate)
+        self.data = None if inputs is None or reference is None else (inputs, reference)
         self.repeats = repeats
         self.worker = worker
         self.timeout = timeout
@@ -254,8 +259,8 @@ class Evaluator:
 
     def start(self) -> None:
         """Start the worker now, without waiting for it to be ready (the first request
-        waits; else the first evaluation starts it): its imports, parse and prepared
-        reference overlap the caller's work."""
+        waits; else the first evaluation starts it): its imports, parse, opening the
+        device and, once supplied, prepared reference overlap the caller's work."""
         if self.process is None or self.process.poll() is not None:
             self._stop()
             mine, theirs = socket.socketpair()
@@ -265,10 +270,20 @@ class Evaluator:
             )
             theirs.close()
             self.conn = Connection(mine.detach())
-            self.conn.send(self.args)
+            self.conn.send(self.head)
+            if self.data is not None:
+                self.conn.send(self.data)
             self.ready = False
 
+    def supply(self, inputs: list[np.ndarray], reference: list[np.ndarray]) -> None:
+        """The inputs and the reference result, for a worker started without them (while
+        the caller computed them): sent now if it runs, else when it starts."""
+        self.data = (inputs, reference)
+        if self.process is not None and self.process.poll() is None:
+            self.conn.send(self.data)
+
     def _ensure_running(self) -> None:
+        assert self.data is not None, "the evaluator's inputs and reference come first (`supply`)"
         self.start()
         if not self.ready:
             if not self.conn.poll(READY_TIMEOUT) or self.conn.recv() != "ready":
@@ -278,6 +293,7 @@ class Evaluator:
     def prepare(self, cfgs: list[Config]) -> None:
         """Have the worker compile `cfgs` now, for a later `interleave` of them (a shared
         tuning's final check prepares the default while its workers tune)."""
+        assert self.data is not None, "the evaluator's inputs and reference come first (`supply`)"
         self.start()
         self.conn.send(("prepare", [dict(c.__dict__) for c in cfgs]))
 

@@ -272,16 +272,15 @@ class Tuner:
             # on a GPU the pool builds the first candidates while the reference is computed;
             # on a CPU it runs and checks each build, and holds the gate with the evaluations
             pool = None if cpu else start_pool()
-            inputs, reference = self.data(inputs, reference)
             gate = None
             if self.build_workers and cpu:
                 gate = os.path.join(stack.enter_context(tempfile.TemporaryDirectory()), "gate")
             ev = stack.enter_context(
-                Evaluator(
-                    self.module, inputs, reference, self.device, self.repeats, self.timeout, self.worker, gate
-                )
+                Evaluator(self.module, None, None, self.device, self.repeats, self.timeout, self.worker, gate)
             )
-            ev.start()  # its start overlaps the first builds
+            ev.start()  # its imports, parse and opening the device overlap the reference and the first builds
+            inputs, reference = self.data(inputs, reference)
+            ev.supply(inputs, reference)
             if pool is None:
                 pool = start_pool(inputs, reference, gate)
             progress.setup = time.perf_counter() - began
