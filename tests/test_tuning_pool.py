@@ -273,7 +273,8 @@ def test_workers_of_one_command_divide_the_hosts_cores_among_their_builders(monk
 def test_an_evaluator_starts_before_its_inputs_and_reference_are_given() -> None:
     """The evaluation worker starts (imports, parse, opening the device) before the
     tuner has its inputs and reference (`Evaluator.supply`), and evaluates once they
-    come; no request goes out before them."""
+    come; no request goes out before them. One that died before they came is started
+    again by the next request."""
     module = CATALOG["matvec"].build(i=16, k=8)
     op = find_compute(module)
     inputs = random_inputs(op, np.random.default_rng(0))
@@ -282,5 +283,11 @@ def test_an_evaluator_starts_before_its_inputs_and_reference_are_given() -> None
         with pytest.raises(AssertionError, match="supply"):
             ev.prepare([default_config(op, device_info("cpu"))])
         time.sleep(0.2)
+        ev.supply(inputs, reference_outputs(module, inputs))
+        assert ev.evaluate(default_config(op, device_info("cpu"))).ok
+    with Evaluator(module, None, None, "cpu", repeats=2) as ev:  # one that dies before it gets them
+        ev.start()
+        ev.process.kill()
+        ev.process.wait()
         ev.supply(inputs, reference_outputs(module, inputs))
         assert ev.evaluate(default_config(op, device_info("cpu"))).ok

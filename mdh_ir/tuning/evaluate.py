@@ -280,7 +280,10 @@ class Evaluator:
         the caller computed them): sent now if it runs, else when it starts."""
         self.data = (inputs, reference)
         if self.process is not None and self.process.poll() is None:
-            self.conn.send(self.data)
+            try:
+                self.conn.send(self.data)
+            except OSError:  # it died starting: the next request starts another
+                self._stop()
 
     def _ensure_running(self) -> None:
         assert self.data is not None, "the evaluator's inputs and reference come first (`supply`)"
