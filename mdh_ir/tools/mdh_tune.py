@@ -65,6 +65,7 @@ from xdsl.dialects.builtin import ModuleOp
 from mdh_ir.schedule.constraints import input_violations, violations
 from mdh_ir.database.backend import shown
 from mdh_ir.database.store import Database, DatabaseError, default_path
+from mdh_ir.device import DeviceInfo
 from mdh_ir.schedule.default_config import complete_config
 from mdh_ir.dialects.mdh import ComputeOp
 from mdh_ir.errors import MDHError
@@ -186,15 +187,16 @@ def plot(runs: dict[str, Progress], path: str, title: str) -> None:
     plt.close(fig)
 
 
-def check_input(op: ComputeOp, device: str | None) -> None:
-    """Refuse an input that no configuration can run on the device, or whose own
-    configuration (completed as mdh-run completes it) breaks a rule."""
+def check_input(op: ComputeOp, device: str | None) -> DeviceInfo:
+    """The device's model; refuse an input that no configuration can run on it, or whose
+    own configuration (completed as mdh-run completes it) breaks a rule."""
     info = device_info(device)
     found = input_violations(op, info)
     if not found and op.config is not None:
         found = violations(op, complete_config(op, info), info)
     if found:
         raise MDHError(f'mdh.compute "{op.comp_name.data}": {found[0]}', op)
+    return info
 
 
 def check_options(args: argparse.Namespace) -> None:
@@ -233,13 +235,14 @@ def run_worker(args: argparse.Namespace, module: ModuleOp, budget: Budget, devic
     return 0
 
 
-def check(args: argparse.Namespace, module: ModuleOp, devices: list) -> None:
-    """Refuse an input that a device of `devices` cannot run, or too large a computation
-    without `--allow-large`."""
-    for device in devices:
-        check_input(the_compute(module), device)
+def check(args: argparse.Namespace, module: ModuleOp, devices: list) -> list[DeviceInfo]:
+    """The models of `devices`; refuse an input that one of them cannot run, or too large
+    a computation without `--allow-large`."""
+    op = the_compute(module)
+    infos = [check_input(op, device) for device in devices]
     if not args.allow_large:
         check_work(module)
+    return infos
 
 
 def run_shared(args: argparse.Namespace, argv: list[str], module: ModuleOp, devices: list) -> tuple[Progress, bool]:
@@ -256,8 +259,7 @@ def run_shared(args: argparse.Namespace, argv: list[str], module: ModuleOp, devi
                for i in range(args.workers)]  # fmt: skip
     try:
         try:
-            check(args, module, devices)
-            infos = [device_info(d) for d in devices]
+            infos = check(args, module, devices)
             if len({info.key for info in infos}) > 1:
                 raise ValueError("--device: the workers of one tuning need devices of one kind (model and driver)")
             target = tuning_db(args)

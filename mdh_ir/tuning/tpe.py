@@ -53,6 +53,12 @@ class CachedTPESampler(TPESampler):
     """`TPESampler`, converting each finished trial's parameters once, with a vectorized
     log of the normal CDF (`vectorized_log_ndtr`)."""
 
+    def __init__(self, **kwargs: Any):
+        super().__init__(**kwargs)
+        self._rows: dict[int, tuple[tuple[str, ...], np.ndarray | None]] = {}
+        """A finished trial's number -> the names it was converted for, and its values
+        in their order (None where it lacks one of them)."""
+
     def sample_relative(self, study: Study, trial: FrozenTrial, search_space: dict) -> dict[str, Any]:
         with vectorized_log_ndtr():
             return super().sample_relative(study, trial, search_space)
@@ -62,12 +68,6 @@ class CachedTPESampler(TPESampler):
     ) -> Any:
         with vectorized_log_ndtr():
             return super().sample_independent(study, trial, param_name, param_distribution)
-
-    def __init__(self, **kwargs: Any):
-        super().__init__(**kwargs)
-        self._rows: dict[int, tuple[tuple[str, ...], np.ndarray | None]] = {}
-        """A finished trial's number -> the names it was converted for, and its values
-        in their order (None where it lacks one of them)."""
 
     def _get_internal_repr(
         self, trials: list[FrozenTrial], search_space: dict[str, BaseDistribution], study: Study

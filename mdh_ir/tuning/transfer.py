@@ -47,10 +47,10 @@ from mdh_ir.tuning.space import space_point
 MAX_SEEDS = 3
 """Seeds evaluated before the search: each costs one evaluation of the budget."""
 REPAIRS = 8
+"""Rounds of `legalize` before a configuration is given up."""
 SMALLER_SIDE = 64
 """Kept dimensions' local tiles of at least twice this are halved where the default's
 rule takes the smaller side (`default_config.side_and_split`)."""
-"""Rounds of `legalize` before a configuration is given up."""
 
 
 @dataclass(frozen=True)
@@ -146,12 +146,12 @@ def adapt(cfg: Config, source: Sequence[int], op: ComputeOp, info: DeviceInfo) -
     if info.kind == "gpu" and reduced and wg[reduced[-1]] == 1:
         r, kept = reduced[-1], [c.kind == "cc" for c in op.combines]
         halved = [t // 2 if cc and t >= 2 * SMALLER_SIDE else t for t, cc in zip(lt, kept)]
+        wg_halved = _groups(cfg, source, op, halved)
         smaller, parts = side_and_split(
-            math.prod(wg), math.prod(_groups(cfg, source, op, halved)),
-            math.prod(op.sizes[d] for d in reduced), op.sizes[r], info,
-        )  # fmt: skip
+            math.prod(wg), math.prod(wg_halved), math.prod(op.sizes[d] for d in reduced), op.sizes[r], info
+        )
         if smaller:
-            lt, wg = halved, _groups(cfg, source, op, halved)
+            lt, wg = halved, wg_halved
         wg[r] = min(parts, ceildiv(op.sizes[r], lt[r]))
     pt = [min(p, t) for p, t in zip(cfg.pt_size, lt)]
     wi = [min(w, ceildiv(t, p)) for w, t, p in zip(cfg.num_wi, lt, pt)]

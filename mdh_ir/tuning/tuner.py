@@ -132,8 +132,8 @@ class Progress:
     replayed: int = 0
     others: int = 0
     """Results a worker of a shared tuning took from the database instead of measuring
-    (the others', waited for where under way; an earlier run's): not in `evaluations`,
-    what this worker evaluated."""
+    (the others', waited for where under way; an earlier run's); `evaluations` counts
+    only what this worker evaluated."""
     skipped: int = 0
     """Draws never built: infeasible or duplicates."""
     elapsed: float = 0.0
