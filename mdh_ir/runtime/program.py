@@ -27,6 +27,8 @@ with `-cl-opt-disable` there.
 
 from __future__ import annotations
 
+import os
+import warnings
 from functools import cached_property
 
 import numpy as np
@@ -246,12 +248,18 @@ def _nbytes(t) -> int:
 
 def build(ctx, source: str, options: list[str], binaries: list[bytes] | None = None):
     """Build OpenCL `source`, or the device `binaries` of a build of it (one per device of
-    `ctx`); a failure raises `BuildError` with the log and source."""
+    `ctx`); a failure raises `BuildError` with the log and source. A successful build's
+    log (on PoCL, warnings from its own headers) is shown only where
+    `PYOPENCL_COMPILER_OUTPUT` asks for it: pyopencl's warning without it says nothing
+    but that there is one."""
     import pyopencl as cl
 
     try:
-        program = cl.Program(ctx, ctx.devices, binaries) if binaries else cl.Program(ctx, source)
-        return program.build(options=options)
+        with warnings.catch_warnings():
+            if not os.environ.get("PYOPENCL_COMPILER_OUTPUT"):
+                warnings.simplefilter("ignore", cl.CompilerWarning)
+            program = cl.Program(ctx, ctx.devices, binaries) if binaries else cl.Program(ctx, source)
+            return program.build(options=options)
     except cl.RuntimeError as e:
         raise BuildError(str(e), source) from None
 
