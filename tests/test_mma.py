@@ -16,14 +16,14 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
-from xdsl.dialects.builtin import i32
+from xdsl.dialects.builtin import IndexType, MemRefType, i32
 from xdsl.ir import Block
 from xdsl.utils.exceptions import VerifyException
 
 from mdh_ir.builder import Input, Output, bf16, cc, compute_module, f16, f32, pw
 from mdh_ir.catalog import sum_of_products
 from mdh_ir.device import PRESETS
-from mdh_ir.dialects.lowlevel import LoadWidenedOp, MmaOp
+from mdh_ir.dialects.lowlevel import LCL, PRV, LdMatrixOp, LoadWidenedOp, MmaOp
 from mdh_ir.driver.compiler import configure, lower_configured
 from mdh_ir.emit_opencl import opencl_source
 from mdh_ir.runtime import device_info, select_device
@@ -164,6 +164,29 @@ def test_mma_op_takes_its_kinds_registers(kind: str) -> None:
                 mma.verify()
 
 
+def test_ldmatrix_verifier() -> None:
+    """`lowlevel.ldmatrix` reads 16-byte rows of f32, f16 or bf16 from local memory
+    into 1, 2 or 4 registers (f32, or i32 of two 16-bit elements), transposed only for
+    16-bit elements."""
+    def ldmatrix(element, shape=(16, 8), space=LCL, count=4, trans=False):
+        block = Block(arg_types=[MemRefType(element, shape, memory_space=space), IndexType(), IndexType()])
+        return LdMatrixOp(block.args[0], block.args[1:], count, trans)
+
+    ldmatrix(f32).verify()
+    ldmatrix(f16, trans=True).verify()
+    assert [str(r.type) for r in ldmatrix(bf16, count=2).d] == ["i32", "i32"]
+    for bad, message in [
+        (lambda: ldmatrix(f32, trans=True), "transposed ldmatrix takes 16-bit elements"),
+        (lambda: ldmatrix(f32, shape=(16, 6)), "multiple of 16 bytes"),
+        (lambda: ldmatrix(f16, shape=(16, 12)), "multiple of 16 bytes"),
+        (lambda: ldmatrix(f32, space=PRV), "reads local memory"),
+        (lambda: ldmatrix(f32, count=3), "1, 2 or 4 matrices"),
+        (lambda: ldmatrix(i32), "f32, f16 or bf16"),
+    ]:
+        with pytest.raises(VerifyException, match=message):
+            bad().verify()
+
+
 def rules(op, cfg, info) -> list[str]:
     return [v.rule for v in violations(op, cfg, info)]
 
@@ -236,8 +259,9 @@ def test_gpu_default_computes_tf32_on_fragments(sizes) -> None:
     """On a GPU with tensor cores (here of 4 compute units, which these sizes keep busy)
     the default configuration of a TF32 matrix product takes the fragments (whole and
     partial work-group tiles; k of 48 and 40: padded local tiles of 16), its copies
-    round the inputs once, and its results match the reference; the same product in
-    IEEE precision keeps FP32 FMAs."""
+    round the inputs once, A keeps its layout (k last) in local memory, where
+    `ldmatrix` loads its fragments, and its results match the reference; the same
+    product in IEEE precision keeps FP32 FMAs."""
     module = matmul(*sizes)
     op = find_compute(module)
     gpu = replace(with_tensor_cores(PRESETS["gpu"]), compute_units=4)
@@ -248,6 +272,7 @@ def test_gpu_default_computes_tf32_on_fragments(sizes) -> None:
     lowered = lower_configured(configured, gpu)
     warp_frags = (cfg.lt_size[0] * cfg.lt_size[1]) // (cfg.num_wi[0] * cfg.num_wi[1] // 32) // (16 * 8)
     assert sum(isinstance(o, MmaOp) for o in lowered.walk()) == warp_frags
+    assert cfg.buf_layout[0][0] == (0, 1) and any(isinstance(o, LdMatrixOp) for o in lowered.walk())
     inputs = random_inputs(op, np.random.default_rng(sum(sizes)))
     check_outputs(module, inputs, run_emulated(module, cfg, inputs))
 
@@ -263,6 +288,37 @@ def test_gpu_default_tile_keeps_the_compute_units_busy(kind: str) -> None:
                         ((128, 4096, 4096), None)]:  # fmt: skip
         cfg = default_config(find_compute(kind_matmul(kind, *sizes)), gpu)
         assert (cfg.mma, cfg.lt_size[:2]) == ((kind, tile) if tile else ("none", cfg.lt_size[:2]))
+
+
+@pytest.mark.parametrize(
+    "kind, trans", [("tf32", False), ("f16", False), ("f16", True), ("bf16", False), ("bf16", True)]
+)
+def test_ldmatrix_loads_fragments(kind: str, trans: bool) -> None:
+    """Local copies whose rows hold k (A as [i][k], B as [j][k]) or, for the 16-bit
+    kinds, the fragment's rows (A as [k][i], B as [k][j], `trans`) are loaded by
+    `ldmatrix`: two x4 for A's two fragments, one x4 for B's two, in partial
+    work-group tiles (37 x 29: the last rows clamped inside the copy) and a padded
+    local tile along k (23, 47: its elements beyond the tile dropped); the results
+    match the reference."""
+    k = 23 if kind == "tf32" else 47
+    module = kind_matmul(kind, 37, 29, k, transposed=not trans)
+    op = find_compute(module)
+    info = with_tensor_cores(device_info(TEST_DEVICE))
+    fragment_k = 8 if kind == "tf32" else 16
+    layout = (1, 0) if trans else (0, 1)
+    base = default_config(op, info)
+    cfg = base.with_(**{
+        **MMA_BASE, "mma": kind, "num_wg": (2, 2, 1), "lt_size": (32, 16, 16), "pt_size": (16, 1, fragment_k),
+        "buf_layout": ((layout, (0, 1)), base.buf_layout[1]), "lcl_pad": 8,
+    })  # fmt: skip
+    assert rules(op, cfg, info) == []
+    configured, _ = configure(module, info, cfg)
+    loads = [o for o in lower_configured(configured, info).walk() if isinstance(o, LdMatrixOp)]
+    sources = sorted((o.source.type.get_shape(), o.trans is not None, len(o.d)) for o in loads)
+    a_shape, b_shape = ((16, 40), (16, 24)) if trans else ((32, 24), (16, 24))
+    assert sources == sorted([(a_shape, trans, 4)] * 2 + [(b_shape, trans, 4)]), sources
+    inputs = random_inputs(op, np.random.default_rng(k))
+    check_outputs(module, inputs, run_emulated(module, cfg, inputs))
 
 
 @pytest.mark.parametrize("deeper", ["lt_size k 32", "prefetch 2"])

@@ -15,7 +15,7 @@
 // CHECK-NEXT:   mdh-keep-rows           a kernel group's row statistics and rows kept on chip across its phases.
 // CHECK-NEXT:   lowlevel-prefetch       apply `prefetch`, loading the next local tile during this one.
 // CHECK-NEXT:   lowlevel-expand         rewrite the structured `lowlevel` ops into scf/arith/memref.
-// CHECK-NEXT:   lowlevel-expand-mma     each `lowlevel.mma` as multiply-adds, for devices without tensor cores.
+// CHECK-NEXT:   lowlevel-expand-mma     `lowlevel.mma` as multiply-adds and `lowlevel.ldmatrix` as loads, for devices without tensor cores.
 // CHECK-NEXT:   lowlevel-tf32-ptx       TF32 rounding by the device's conversion instruction.
 // CHECK-NEXT:   lowlevel-hoist-loads    issue input reads before the barriers that precede them.
 // CHECK-NEXT:   lowlevel-align-vectors  mark the vector loads and stores aligned to their size.

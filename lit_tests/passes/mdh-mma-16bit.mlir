@@ -8,8 +8,10 @@
 // 16 x 1 x 16: one warp tile of 2 x 2 fragments of m16n8k16. Per lane (g = l / 4,
 // t = l mod 4) each A and B register holds two 16-bit elements at consecutive k:
 // k = 2t, 2t + 1 (and + 8), read from the local copies as stored (f16, not widened;
-// nothing rounds) and packed into an i32, the lower k in the low 16 bits. The
-// exchange of the accumulator fragments is the TF32 one (mdh-mma.mlir).
+// nothing rounds) and packed into an i32, the lower k in the low 16 bits: the rows of
+// the local copies, padded by 4 elements (`lcl_pad`), are 40 bytes, not the multiple
+// of 16 that `ldmatrix` loads (mdh-mma-ldmatrix.mlir). The exchange of the
+// accumulator fragments is the TF32 one (mdh-mma.mlir).
 
 func.func @mul(%a: f32, %b: f32) -> f32 {
   %r = arith.mulf %a, %b : f32
@@ -23,7 +25,7 @@ func.func @mm(%A: memref<32x16xf16>, %B: memref<16x16xf16>) -> memref<32x16xf32>
     {inp_types = [f16, f16], mda_size = [32, 16, 16], out_types = [f32],
      config = #mdh.config<num_wg = [1, 1, 1], num_wi = [2, 16, 1], lt_size = [32, 16, 16],
                           pt_size = [16, 1, 16], inp_mem = [["lcl", "lcl"], ["glb", "glb"]],
-                          res_mem = ["prv"], vector_width = 1, mma = "f16">}
+                          res_mem = ["prv"], vector_width = 1, lcl_pad = 4, mma = "f16">}
     (%A, %B) : (memref<32x16xf16>, memref<16x16xf16>) -> memref<32x16xf32>
   func.return %C : memref<32x16xf32>
 }
@@ -33,15 +35,15 @@ func.func @mm(%A: memref<32x16xf16>, %B: memref<16x16xf16>) -> memref<32x16xf32>
 // CHECK:         %[[LANE:.*]] = arith.remui %{{.*}}, %{{.*}} : index
 // CHECK:         %[[T:.*]] = arith.remui %[[LANE]]
 // CHECK:         lowlevel.tile_for "lt" dim 2
-// CHECK:           lowlevel.copy {{.*}} {lanes = 4 : i64, inside} : memref<32x16xf16> -> memref<32x16xf16, "lcl">
-// CHECK-NEXT:      lowlevel.copy {{.*}} {lanes = 4 : i64, inside} : memref<16x16xf16> -> memref<16x16xf16, "lcl">
+// CHECK:           lowlevel.copy {{.*}} {lanes = 4 : i64, inside} : memref<32x16xf16> -> memref<32x20xf16, "lcl">
+// CHECK-NEXT:      lowlevel.copy {{.*}} {lanes = 4 : i64, inside} : memref<16x16xf16> -> memref<16x20xf16, "lcl">
 // CHECK:           lowlevel.barrier
 // CHECK-NOT:       lowlevel.tile_for "pt"
 // CHECK:           %[[T2:.*]] = arith.muli %[[T]], %{{.*}} : index
 // CHECK-NEXT:      %[[K0:.*]] = arith.addi %[[KS:.*]], %[[T2]] : index
 // CHECK:           %[[K1:.*]] = arith.addi %[[KS]], %{{.*}} : index
-// CHECK:           %[[LO:.*]] = lowlevel.view_load %{{.*}}[%[[ROW:.*]], %{{.*}}, %[[K0]]] {{.*}} : memref<32x16xf16, "lcl"> -> f16
-// CHECK:           %[[HI:.*]] = lowlevel.view_load %{{.*}}[%[[ROW]], %{{.*}}, %[[K1]]] {{.*}} : memref<32x16xf16, "lcl"> -> f16
+// CHECK:           %[[LO:.*]] = lowlevel.view_load %{{.*}}[%[[ROW:.*]], %{{.*}}, %[[K0]]] {{.*}} : memref<32x20xf16, "lcl"> -> f16
+// CHECK:           %[[HI:.*]] = lowlevel.view_load %{{.*}}[%[[ROW]], %{{.*}}, %[[K1]]] {{.*}} : memref<32x20xf16, "lcl"> -> f16
 // CHECK-NEXT:      %[[LOBITS:.*]] = arith.bitcast %[[LO]] : f16 to i16
 // CHECK-NEXT:      %[[LOWORD:.*]] = arith.extui %[[LOBITS]] : i16 to i32
 // CHECK-NEXT:      %[[HIBITS:.*]] = arith.bitcast %[[HI]] : f16 to i16
@@ -50,8 +52,8 @@ func.func @mm(%A: memref<32x16xf16>, %B: memref<16x16xf16>) -> memref<32x16xf32>
 // CHECK-NEXT:      %[[HIGH:.*]] = arith.shli %[[HIWORD]], %[[SIXTEEN]] : i32
 // CHECK-NEXT:      %[[A0:.*]] = arith.ori %[[LOWORD]], %[[HIGH]] : i32
 // CHECK-NOT:       load_widened
-// CHECK:           lowlevel.view_load %{{.*}}[%{{.*}}, %{{.*}}, %[[K0]]] {{.*}} : memref<16x16xf16, "lcl"> -> f16
-// CHECK:           lowlevel.view_load %{{.*}}[%{{.*}}, %{{.*}}, %[[K1]]] {{.*}} : memref<16x16xf16, "lcl"> -> f16
+// CHECK:           lowlevel.view_load %{{.*}}[%{{.*}}, %{{.*}}, %[[K0]]] {{.*}} : memref<16x20xf16, "lcl"> -> f16
+// CHECK:           lowlevel.view_load %{{.*}}[%{{.*}}, %{{.*}}, %[[K1]]] {{.*}} : memref<16x20xf16, "lcl"> -> f16
 // CHECK:           %{{.*}} = lowlevel.mma "f16" a(%[[A0]], %{{.*}}, %{{.*}}, %{{.*}} : i32, i32, i32, i32) b(%{{.*}}, %{{.*}} : i32, i32) c(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) -> f32, f32, f32, f32
 // CHECK-COUNT-3:   lowlevel.mma "f16"
 // CHECK:           lowlevel.barrier

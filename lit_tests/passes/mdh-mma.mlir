@@ -5,10 +5,15 @@
 // mdh-mma with mma = "tf32": a matmul 32 x 16 x 8 whose work-group of 2 x 16 work-items
 // (one warp) takes private tiles of 16 x 1 x 8. The step block (num_wi * pt_size) is
 // 32 x 16, one warp tile of 2 x 2 fragments of 16 x 8. The private-tile loops are
-// replaced: per lane (linear local id l: g = l / 4, t = l mod 4) the A fragments read
-// the local copy of A at rows g, g + 8 (+ 16 for the second) and columns t, t + 4,
-// rounded to TF32 by the copies that fill the local copies (`round = "tf32"`: once
-// per element, not at each fragment load); the B fragments at rows t, t + 4 and columns g (+ 8); four mmas
+// replaced: per lane (linear local id l: g = l / 4, t = l mod 4) each A fragment is
+// one `ldmatrix` of four 8 x 4 matrices from the local copy of A, whose rows hold k
+// contiguously (32 bytes): lane l gives the start of row l mod 8 of matrix q = l / 8,
+// at row 8 (q mod 2) (+ 16 for the second fragment) and k 4 (q / 2), so that lane l
+// receives rows g, g + 8 at k t, t + 4. The local copies hold the inputs rounded to
+// TF32 by the copies that fill them (`round = "tf32"`: once per element, not at each
+// fragment load). The local copy of B holds k along its first axis, which a TF32
+// `ldmatrix` cannot transpose: the B fragments read it at rows t, t + 4 and columns g
+// (+ 8) element by element. Four mmas
 // accumulate into the private fragments %c (2 x 2 fragments of 4 registers). After the
 // accumulator's scope they go to the work-items' accumulator through a local band of
 // 16 x 16 (a fragment's 16 rows by the block's columns) in 2 rounds over the block's
@@ -40,6 +45,16 @@ func.func @mm(%A: memref<32x8xf32>, %B: memref<8x16xf32>) -> memref<32x16xf32> {
 // CHECK:         %[[G:.*]] = arith.divui %[[LANE]]
 // CHECK:         %[[T:.*]] = arith.remui %[[LANE]]
 // CHECK:         %[[ROW0:.*]] = arith.muli %{{.*}}, %{{.*}} : index
+// CHECK:         %[[Q:.*]] = arith.divui %[[LANE]], %[[EIGHT:.*]] : index
+// CHECK:         %[[R:.*]] = arith.remui %[[LANE]], %{{.*}} : index
+// CHECK:         %[[QROWS:.*]] = arith.remui %[[Q]], %{{.*}} : index
+// CHECK-NEXT:    %{{.*}} = arith.constant 8 : index
+// CHECK-NEXT:    %[[MROW:.*]] = arith.muli %[[QROWS]], %{{.*}} : index
+// CHECK:         %[[QK:.*]] = arith.divui %[[Q]], %{{.*}} : index
+// CHECK:         %[[QKS:.*]] = arith.remui %[[QK]], %{{.*}} : index
+// CHECK-NEXT:    %{{.*}} = arith.constant 4 : index
+// CHECK-NEXT:    %[[DK:.*]] = arith.muli %[[QKS]], %{{.*}} : index
+// CHECK-NEXT:    %[[DROW:.*]] = arith.addi %[[MROW]], %[[R]] : index
 // CHECK:         %[[ACC:.*]] = memref.alloca() : memref<1x1x16x1xf32, "prv">
 // CHECK:         lowlevel.fill %[[ACC]]
 // CHECK:         lowlevel.fill %[[C]]
@@ -50,9 +65,12 @@ func.func @mm(%A: memref<32x8xf32>, %B: memref<8x16xf32>) -> memref<32x16xf32> {
 // CHECK-NOT:       lowlevel.tile_for "pt"
 // CHECK-NOT:       lowlevel.round_tf32
 // CHECK:           %[[KT:.*]] = arith.addi %{{.*}}, %[[T]] : index
-// CHECK:           %[[A0:.*]] = lowlevel.view_load %{{.*}}[%[[ROW:.*]], %{{.*}}, %[[KT]]] {{.*}} : memref<32x8xf32, "lcl"> -> f32
+// CHECK:           %{{.*}} = arith.addi %{{.*}}, %[[DROW]] : index
+// CHECK-NEXT:      %{{.*}} = arith.addi %{{.*}}, %[[DK]] : index
+// CHECK:           %[[A0:.*]], %{{.*}}, %{{.*}}, %{{.*}} = lowlevel.ldmatrix %{{.*}}[%{{.*}}, %{{.*}}] : memref<32x8xf32, "lcl"> -> f32, f32, f32, f32
+// CHECK:           lowlevel.ldmatrix %{{.*}} : memref<32x8xf32, "lcl"> -> f32, f32, f32, f32
 // CHECK-NOT:       lowlevel.round_tf32
-// CHECK:           lowlevel.view_load %{{.*}} : memref<8x16xf32, "lcl"> -> f32
+// CHECK:           lowlevel.view_load %{{.*}}[%{{.*}}, %{{.*}}, %[[KT]]] {{.*}} : memref<8x16xf32, "lcl"> -> f32
 // CHECK-NOT:       lowlevel.round_tf32
 // CHECK:           %{{.*}} = lowlevel.mma "tf32" a(%[[A0]], %{{.*}}, %{{.*}}, %{{.*}} : f32, f32, f32, f32) b(%{{.*}}, %{{.*}} : f32, f32) c(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}) -> f32, f32, f32, f32
 // CHECK-COUNT-3:   lowlevel.mma "tf32"
@@ -104,7 +122,10 @@ func.func @mm(%A: memref<32x8xf32>, %B: memref<8x16xf32>) -> memref<32x16xf32> {
 // EMULATE-COUNT-8: math.fma
 // EMULATE-NOT:     lowlevel.mma
 
-// lowlevel-expand rounds each element the copies store; the printer writes the mma
-// as inline PTX on the bits of the rounded floats.
+// lowlevel-expand rounds each element the copies store; the printer writes the
+// ldmatrix and the mma as inline PTX, the ldmatrix on the lane's row address in the
+// local copy and the mma on the bits of the rounded floats.
 // CL: const float4 v{{[0-9]+}} = select(as_float4((as_uint4(v{{[0-9]+}}) + 0xfffu + ((as_uint4(v{{[0-9]+}}) >> 13) & 1u)) & 0xffffe000u), v{{[0-9]+}}, isnan(v{{[0-9]+}}))
-// CL: __asm__ volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};" : "=f"([[D0:v[0-9]+]]), "=f"({{v[0-9]+}}), "=f"({{v[0-9]+}}), "=f"({{v[0-9]+}}) : "r"(as_uint({{v[0-9]+}})), {{.*}}, "f"({{v[0-9]+}}), "f"({{v[0-9]+}}));
+// CL: __asm__ volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];" : "=r"([[R0:v[0-9]+_0]]), "=r"({{v[0-9]+_1}}), "=r"({{v[0-9]+_2}}), "=r"({{v[0-9]+_3}}) : "r"((uint)(size_t)(v{{[0-9]+}} + v{{[0-9]+}} * 8 + v{{[0-9]+}})));
+// CL-NEXT: const float [[A0:v[0-9]+]] = as_float([[R0]]);
+// CL: __asm__ volatile("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};" : "=f"([[D0:v[0-9]+]]), "=f"({{v[0-9]+}}), "=f"({{v[0-9]+}}), "=f"({{v[0-9]+}}) : "r"(as_uint([[A0]])), {{.*}}, "f"({{v[0-9]+}}), "f"({{v[0-9]+}}));

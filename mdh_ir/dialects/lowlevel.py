@@ -23,8 +23,9 @@ ops step by step (DESIGN.md section 5):
   `mdh-promote-memory` moves it to the copies into local buffers, `round` on a `copy`;
   `lowlevel-tf32-ptx` has the device's instruction do it);
 - `mdh-mma`: `mma`, one warp-level tensor-core `mma.sync` on fragments held by the
-  lanes (`lowlevel-expand-mma` rewrites it into FMAs through local memory for devices
-  without tensor cores).
+  lanes, and `ldmatrix`, a warp's load of fragments from local memory
+  (`lowlevel-expand-mma` rewrites both through local memory for devices without tensor
+  cores).
 
 16-bit float elements (f16, bf16: inputs only) stay 16-bit in every memory, global,
 local and private: copies move them as they are, and only `load_widened` reads one as a
@@ -464,6 +465,69 @@ class MmaOp(IRDLOperation):
             )
         if any(v.type != kind.register for v in [*self.a, *self.b]):
             raise VerifyException(f"a {self.kind.data} mma's A and B registers are {kind.register}")
+
+
+@irdl_op_definition
+class LdMatrixOp(IRDLOperation):
+    """One warp-level `ldmatrix`: the warp loads `count` (1, 2 or 4) matrices of 8 rows
+    of 16 bytes from local memory into registers, one register a matrix per lane (PTX
+    ISA, "ldmatrix"). Lane l < 8 * count gives the start of row l mod 8 of matrix l / 8,
+    `source[indices]` (16 bytes contiguous along `source`'s last axis, 16-byte aligned;
+    the other lanes' indices are not read). Lane l's register q holds, of matrix q:
+
+    - without `trans`: the 4 bytes at byte 4 (l mod 4) of row l / 4: one f32, or two
+      16-bit elements, the lower address in the low half;
+    - with `trans` (16-bit elements only): the elements at column l / 4 of rows
+      2 (l mod 4) and 2 (l mod 4) + 1, the first in the low half.
+
+    So non-transposed it gives a lane of an m16n8 fragment its element (g, t) of an
+    8-row block of A stored k-contiguous (`lowlevel.MmaOp`'s layout), transposed its
+    pair (2t, 2t + 1) along k of B stored n-contiguous. Registers are f32 for an f32
+    source (the bits as stored) and i32 for a 16-bit one. Every lane of every warp runs
+    it, in work-group-uniform control flow (`lowlevel-expand-mma` puts barriers around
+    it)."""
+
+    name = "lowlevel.ldmatrix"
+    source = operand_def(MemRefType)
+    indices = var_operand_def(IndexType)
+    trans = opt_prop_def(UnitAttr)
+    d = var_result_def()
+    traits = traits_def(MemoryReadEffect())
+    assembly_format = (
+        "(`trans` $trans^)? $source `[` $indices `]` attr-dict `:` type($source) `->` type($d)"
+    )
+
+    def __init__(self, source: SSAValue, indices: Sequence[SSAValue], count: int, trans: bool = False):
+        assert isinstance(source.type, MemRefType)
+        register = f32 if source.type.element_type == f32 else i32
+        super().__init__(
+            operands=[source, indices],
+            properties={"trans": UnitAttr()} if trans else {},
+            result_types=[[register] * count],
+        )
+
+    @property
+    def element_bytes(self) -> int:
+        return 4 if self.source.type.element_type == f32 else 2  # type: ignore[attr-defined]
+
+    def verify_(self) -> None:
+        t = self.source.type
+        assert isinstance(t, MemRefType)
+        if memory_space(t) != "lcl":
+            raise VerifyException("ldmatrix reads local memory")
+        if t.element_type not in (f32, f16, bf16):
+            raise VerifyException(f"ldmatrix reads f32, f16 or bf16 elements, not {t.element_type}")
+        if len(self.indices) != t.get_num_dims():
+            raise VerifyException("ldmatrix takes one index per axis of its source")
+        if len(self.d) not in (1, 2, 4):
+            raise VerifyException("ldmatrix loads 1, 2 or 4 matrices")
+        register = f32 if t.element_type == f32 else i32
+        if any(r.type != register for r in self.d):
+            raise VerifyException(f"ldmatrix of {t.element_type} gives {register} registers")
+        if self.trans is not None and t.element_type == f32:
+            raise VerifyException("a transposed ldmatrix takes 16-bit elements")
+        if t.get_shape()[-1] * self.element_bytes % 16:
+            raise VerifyException("ldmatrix rows start 16-byte aligned: the last axis must hold a multiple of 16 bytes")
 
 
 @irdl_op_definition
@@ -961,6 +1025,7 @@ LowLevel = Dialect(
         LoadWidenedOp,
         RoundTF32Op,
         MmaOp,
+        LdMatrixOp,
         AccumulateOp,
         CopyOp,
         ViewOp,

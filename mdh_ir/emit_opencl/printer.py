@@ -52,6 +52,7 @@ from mdh_ir.dialects.lowlevel import (
     BarrierOp,
     LoadWidenedOp,
     MmaOp,
+    LdMatrixOp,
     RoundTF32Op,
     ConvertOp,
     FenceOp,
@@ -483,6 +484,20 @@ class OpenCLPrinter:
         text = f"{MMA_INSTRUCTIONS[op.kind.data]} {', '.join(groups)};"
         self.line(f'__asm__ volatile("{text}" : {outputs} : {bits}, {accs});')
 
+    def print_ldmatrix(self, op: LdMatrixOp) -> None:
+        """`asm volatile` of `ldmatrix` (b16: 16-byte rows, whatever the elements), the
+        lane's row address as a local-memory (shared window) address."""
+        bits = [f"{self.name(r)}_{q}" for q, r in enumerate(op.d)]
+        self.line(f"uint {', '.join(bits)};")
+        trans = ".trans" if op.trans is not None else ""
+        regs = "{" + ",".join(f"%{q}" for q in range(len(bits))) + "}"
+        text = f"ldmatrix.sync.aligned.m8n8.x{len(bits)}{trans}.shared.b16 {regs}, [%{len(bits)}];"
+        outputs = ", ".join(f'"=r"({b})' for b in bits)
+        address = f"(uint)(size_t)({self.name(op.source)} + {self.index(op.source, op.indices)})"
+        self.line(f'__asm__ volatile("{text}" : {outputs} : "r"({address}));')
+        for b, r in zip(bits, op.d):
+            self.define(r, f"as_float({b})" if isinstance(r.type, Float32Type) else f"as_int({b})")
+
     def print_broadcast(self, op: vector.BroadcastOp) -> None:
         self.define(op.vector, f"({c_type(op.vector.type)})({self.name(op.source)})")
 
@@ -591,6 +606,7 @@ class OpenCLPrinter:
         LoadWidenedOp: print_load_widened,
         RoundTF32Op: print_round_tf32,
         MmaOp: print_mma,
+        LdMatrixOp: print_ldmatrix,
         vector.ExtractOp: print_extract,
         scf.ForOp: print_for,
         scf.IfOp: print_if,

@@ -1,7 +1,12 @@
-"""`lowlevel-expand-mma`: each `lowlevel.mma` as multiply-adds, for devices without tensor cores.
+"""`lowlevel-expand-mma`: `lowlevel.mma` as multiply-adds and `lowlevel.ldmatrix` as loads, for devices without tensor cores.
 
 Each `lowlevel.mma` becomes the f32 multiply-adds it stands for, for a device without
-tensor cores (PoCL), in the same fragment layout.
+tensor cores (PoCL), in the same fragment layout; each `lowlevel.ldmatrix` the loads
+its registers stand for: the lanes store their row starts into local memory
+(`memref<warps x 32 x rank x i32>`) between barriers, and lane (g, t) reads register q
+at the row that lane 8q + g gave, at its 4 bytes 4t (f32, or two 16-bit elements
+packed), or with `trans` the elements at column g of the rows that lanes 8q + 2t and
+8q + 2t + 1 gave.
 
 A lane holds only its registers of a fragment, so the lanes of a warp exchange them
 through local memory (one A and one B fragment per warp, `memref<warps x M x K>`,
@@ -31,7 +36,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, math, memref
-from xdsl.dialects.builtin import DenseArrayBase, IntegerType, ModuleOp, i32
+from xdsl.dialects.builtin import DenseArrayBase, IndexType, IntegerType, ModuleOp, i32
 from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 
@@ -41,19 +46,21 @@ from mdh_ir.dialects.lowlevel import (
     MMA_KINDS,
     BarrierOp,
     KernelOp,
+    LdMatrixOp,
     LoadWidenedOp,
     MmaKind,
     MmaOp,
 )
 from mdh_ir.passes.emit import Emitter
 from mdh_ir.passes.kernel_stage import rewritten_by
-from mdh_ir.passes.mma import Lane, fragment_k
+from mdh_ir.passes.mma import Lane, fragment_k, packed
 from mdh_ir.schedule.mma import WARP
 
 
 def expand_kernel(kernel: KernelOp) -> None:
     mmas = [op for op in kernel.walk() if isinstance(op, MmaOp)]
-    if not mmas:
+    loads = [op for op in kernel.walk() if isinstance(op, LdMatrixOp)]
+    if not mmas and not loads:
         return
     sizes = kernel.attributes[LOCAL_SIZE_ATTR]
     assert isinstance(sizes, DenseArrayBase)
@@ -72,6 +79,36 @@ def expand_kernel(kernel: KernelOp) -> None:
             b = top.emit(memref.AllocaOp.get(element, shape=[warps, k, n], memory_space=LCL))
             frags[kind] = (a, b)
         expand(mma, lane, *frags[kind])
+    ranks = {load.source.type.get_num_dims() for load in loads}  # type: ignore[attr-defined]
+    if ranks:
+        rows = top.emit(memref.AllocaOp.get(i32, shape=[warps, WARP, max(ranks)], memory_space=LCL))
+        for load in loads:
+            expand_ldmatrix(load, lane, rows)
+
+
+def expand_ldmatrix(load: LdMatrixOp, lane: Lane, rows: SSAValue) -> None:
+    """The lanes' row starts through local memory (`rows[warp][lane][axis]`), then each
+    lane's registers read from the rows `lowlevel.LdMatrixOp` says."""
+    e = Emitter.before(load)
+    rank = len(load.indices)
+    e.op(BarrierOp())
+    for x, index in enumerate(load.indices):
+        e.store(e.emit(arith.IndexCastOp(index, i32)), rows, [lane.warp, lane.lane, x])
+    e.op(BarrierOp())
+    per = 4 // load.element_bytes
+
+    def element(source_lane: SSAValue, column: SSAValue) -> SSAValue:
+        start = [e.emit(arith.IndexCastOp(e.load(rows, [lane.warp, source_lane, x]), IndexType())) for x in range(rank)]
+        return e.load(load.source, [*start[:-1], e.add(start[-1], column)])
+
+    for q, d in enumerate(load.d):
+        if load.trans is not None:
+            two = [element(e.add(e.mul(lane.t, 2), 8 * q + h), lane.g) for h in range(2)]
+        else:
+            two = [element(e.add(lane.g, 8 * q), e.add(e.mul(lane.t, per), x)) for x in range(per)]
+        d.replace_all_uses_with(two[0] if per == 1 else packed(e, *two))
+    load.detach()
+    load.erase()
 
 
 def unpacked(e: Emitter, register: SSAValue, kind: MmaKind) -> list[SSAValue]:

@@ -28,6 +28,19 @@ and columns beyond the local tile read inside the local copy (`limits`, as
 `mdh-promote-memory`'s reads) and are discarded by the flush; k beyond the local tile
 (a padded k loop) reads 0 (the bits of +0 for 16-bit elements), so that it adds nothing.
 
+Where a local copy has two axes, the fragment's rows (A: i, B: j) and k, and rows of
+a multiple of 16 bytes (`Matrices`), the warp loads its fragments with
+`lowlevel.ldmatrix` instead: with k along the copy's last axis one x4 load per A
+fragment (matrices: rows 0-7 and 8-15 at the first half of k, then at the second) and
+per two B fragments (the first's two halves of k, then the second's); with the rows
+along it (16-bit kinds only) the same by `trans` loads. Lane l gives row l mod 8 of
+matrix l / 8, a row beyond the local tile clamped into the copy like the element
+reads; in a padded k loop each register keeps only its elements inside the local tile
+(`k_mask`: a `select` for TF32, an `andi` with the mask of its valid 16-bit halves).
+
+    %a:4 = lowlevel.ldmatrix %a_lcl[r0 + fm*16 + 8 (q mod 2) + l mod 8, k0 + K/2 (q / 2)]
+    %b:4 = lowlevel.ldmatrix trans %b_lcl[k0 + K/2 (q mod 2) + l mod 8, c0 + 8 (q / 2)]
+
 After the accumulator's scope (where `mdh-place-combine` flushes it) the fragments go
 to the work-items' accumulators through local memory (the `exchange`), one step block
 at a time, in rounds over its bands of 16 rows (a fragment's M) through a local band
@@ -52,7 +65,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import arith, memref
-from xdsl.dialects.builtin import DenseArrayBase, IntegerType, ModuleOp, f32, i32
+from xdsl.dialects.builtin import DenseArrayBase, IntegerType, MemRefType, ModuleOp, f32, i1, i32
 from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint
@@ -64,6 +77,7 @@ from mdh_ir.dialects.lowlevel import (
     BarrierOp,
     FillOp,
     KernelOp,
+    LdMatrixOp,
     MMA_KINDS,
     LocalIdOp,
     MmaKind,
@@ -75,6 +89,7 @@ from mdh_ir.dialects.lowlevel import (
 from mdh_ir.passes.assign_asm import tile_chain
 from mdh_ir.passes.carried import carried
 from mdh_ir.passes.emit import Emitter, Value
+from mdh_ir.passes.expand import eval_expr
 from mdh_ir.passes.kernel_stage import rewritten_by
 from mdh_ir.passes.promote_memory import ReadLimits
 from mdh_ir.schedule.mma import WARP, MmaPlan
@@ -83,10 +98,12 @@ from mdh_ir.schedule.tiling import TilePlan
 
 @dataclass
 class Lane:
-    """A work-item's place in its warp: the warp's index in the work-group, and the
-    lane's group id g = lane / 4 and thread id t = lane mod 4."""
+    """A work-item's place in its warp: the warp's index in the work-group, the lane
+    (its id in the warp) and the lane's group id g = lane / 4 and thread id
+    t = lane mod 4."""
 
     warp: SSAValue
+    lane: SSAValue
     g: SSAValue
     t: SSAValue
 
@@ -102,7 +119,7 @@ class Lane:
             stride *= n
         linear = e.linear(terms)
         lane = e.rem(linear, WARP)
-        return Lane(e.div(linear, WARP), e.div(lane, 4), e.rem(lane, 4))
+        return Lane(e.div(linear, WARP), lane, e.div(lane, 4), e.rem(lane, 4))
 
 
 def fragment_k(e: Emitter, kind: MmaKind, t: SSAValue, half: int, element: int) -> SSAValue:
@@ -116,6 +133,54 @@ def packed(e: Emitter, lo: SSAValue, hi: SSAValue) -> SSAValue:
     i16 = IntegerType(16)
     lo, hi = (e.emit(arith.ExtUIOp(e.emit(arith.BitcastOp(v, i16)), i32)) for v in (lo, hi))
     return e.emit(arith.OrIOp(lo, e.emit(arith.ShLIOp(hi, e.const(16, i32)))))
+
+
+@dataclass(frozen=True)
+class Matrices:
+    """How `ldmatrix` loads an input's fragments from its local copy: `trans` False
+    where the copy stores the fragment's rows (A: i, B: j) along its first axis and k
+    contiguous (a matrix row is 16 bytes along k), True where it stores k along its
+    first axis and the rows contiguous (16-bit elements: a matrix row is 16 bytes of 8
+    fragment rows)."""
+
+    trans: bool
+
+    @staticmethod
+    def of(load: ViewLoadOp, row: int, k: int, kind: MmaKind) -> "Matrices | None":
+        """For the reads of `load` (rows along dimension `row`, k along `k`), or None
+        where the copy's layout does not allow it: not two axes one dimension each,
+        the contiguous axis neither k nor (16-bit kinds) the rows, or rows of the copy
+        not a multiple of 16 bytes."""
+        t = load.source.type
+        assert isinstance(t, MemRefType)
+        axes = [r.used_dims() for r in load.map.data.results]
+        if len(axes) != 2 or {frozenset(a) for a in axes} != {frozenset({row}), frozenset({k})}:
+            return None
+        if t.get_shape()[-1] * (4 if kind.per_register == 1 else 2) % 16:
+            return None
+        if axes[1] == {k}:
+            return Matrices(False)
+        return Matrices(True) if kind.per_register == 2 else None
+
+    def offsets(self, e: Emitter, lane: Lane, rows_per: int, ks_per: int, k_half: int) -> tuple[SSAValue, SSAValue]:
+        """The row and k a lane adds to its fragment's origin for the address it gives:
+        lane l gives row l mod 8 of matrix q = l / 8, which starts at row
+        8 (q / rows_per mod 2) and k k_half (q / ks_per mod 2) of the fragment (A: matrices
+        (rows, k) in the order of its registers; B: two fragments of 8 columns, each
+        by its two halves of k)."""
+        q, r = e.div(lane.lane, 8), e.rem(lane.lane, 8)
+        row = e.mul(e.rem(e.div(q, rows_per), 2), 8)
+        k = e.mul(e.rem(e.div(q, ks_per), 2), k_half)
+        return (row, e.add(k, r)) if self.trans else (e.add(row, r), k)
+
+
+def masked(e: Emitter, value: SSAValue, mask: SSAValue | None) -> SSAValue:
+    """`value` with the elements that `mask` (`Fragments.k_mask`) drops 0."""
+    if mask is None:
+        return value
+    if mask.type == i1:
+        return e.select(mask, value, e.scalar(0.0, value.type))
+    return e.emit(arith.AndIOp(value, mask))
 
 
 def loop(e: Emitter, trips: int) -> tuple[Value, Emitter]:
@@ -157,6 +222,12 @@ class Fragments:
         self.lane = Lane.of(kernel, top)
         self.row0 = top.mul(top.div(self.lane.warp, m.warps_n), m.warp_rows)
         self.col0 = top.mul(top.rem(self.lane.warp, m.warps_n), m.warp_cols)
+        self.matrices: dict[int, tuple[Matrices, SSAValue, SSAValue]] = {}
+        k_half = m.shape[2] // 2
+        for b, row, (rows_per, ks_per) in ((0, self.form.i, (1, 2)), (1, self.form.j, (2, 1))):
+            how = Matrices.of(self.reads[b], row, self.form.k, self.kind)
+            if how is not None:
+                self.matrices[b] = (how, *how.offsets(top, self.lane, rows_per, ks_per, k_half))
 
     def run(self) -> None:
         after_fill = Emitter(InsertPoint.after(self.fill))
@@ -178,12 +249,39 @@ class Fragments:
         probe = ViewLoadOp(old.source, dims, old.syms, old.map, "none")
         limits = self.limits.of("lcl", probe)
         value = e.emit(ViewLoadOp(old.source, dims, old.syms, old.map, "none", limits=limits, widen=False))
+        return masked(e, value, self.k_mask(e, [at[self.form.k]]))
+
+    def k_mask(self, e: Emitter, ks: list[SSAValue]) -> SSAValue | None:
+        """What keeps the elements at k `ks` (one element, or the two 16-bit elements of
+        an i32 register) that lie inside the local tile, for `masked`: whether the one
+        does, or the register's bits of those that do; None where k is not padded."""
         k = self.form.k
         if not self.plan.padded(k):
-            return value
+            return None
         lt = self.local[k]
-        inside = e.cmp("slt", at[k], e.add(lt.tile_start, lt.tile_size))
-        return e.select(inside, value, e.scalar(0.0, value.type))
+        end = e.add(lt.tile_start, lt.tile_size)
+        inside = [e.cmp("slt", x, end) for x in ks]
+        if len(ks) == 1:
+            return inside[0]
+        halves = [e.select(c, e.const(bits, i32), e.const(0, i32)) for c, bits in zip(inside, (0xFFFF, -0x10000))]
+        return e.emit(arith.OrIOp(*halves))
+
+    def ldmatrix(self, e: Emitter, b: int, row: int, origin: SSAValue, k0: SSAValue, count: int) -> list[SSAValue]:
+        """`count` registers of input b by `ldmatrix` (`Matrices`): the fragment(s)
+        whose rows (along dimension `row`) start at `origin`, k at `k0`; a lane's row
+        beyond the local tile reads inside the copy (its `limits`, for a transposed
+        copy the last 8 rows, so that the address stays 16-byte aligned), a k beyond
+        it reads the copy's stale elements (dropped by `masked`)."""
+        old = self.reads[b]
+        how, d_row, d_k = self.matrices[b]
+        at = {row: e.add(origin, d_row), self.form.k: e.add(k0, d_k)}
+        dims = [at[d] if d in at else e.const(0) for d in range(self.plan.rank)]
+        limits = self.limits.of("lcl", ViewLoadOp(old.source, dims, old.syms, old.map, "none"))
+        if limits and limits[row] is not dims[row]:
+            last = limits[row] if not how.trans else e.sub(limits[row], 7)
+            dims[row] = e.min(dims[row], last)
+        index = [e.value(eval_expr(e, r, dims, old.syms)) for r in old.map.data.results]
+        return list(e.op(LdMatrixOp(old.source, index, count, how.trans)).results)
 
     def register(self, e: Emitter, b: int, at: dict[int, SSAValue], ks: list[SSAValue]) -> SSAValue:
         """One A or B register: input b's elements at `at` and the k values `ks` (one,
@@ -202,15 +300,26 @@ class Fragments:
         k0 = e.linear([(1, self.local[form.k].tile_start), (cfg.pt_size[form.k], s_k), (m.shape[2], q)])
         per = self.kind.per_register
         kt = [[e.add(k0, fragment_k(e, self.kind, lane.t, v, x)) for x in range(per)] for v in range(2)]
-        rows = e.linear([(1, self.local[form.i].tile_start), (m.block[0], s_i), (1, self.row0), (1, lane.g)])
-        cols = e.linear([(1, self.local[form.j].tile_start), (m.block[1], s_j), (1, self.col0), (1, lane.g)])
-        a = []
+        masks = [self.k_mask(e, kt[v]) for v in range(2)] if self.matrices else [None, None]
+        rows = e.linear([(1, self.local[form.i].tile_start), (m.block[0], s_i), (1, self.row0)])
+        cols = e.linear([(1, self.local[form.j].tile_start), (m.block[1], s_j), (1, self.col0)])
+        a: list[list[SSAValue]] = []
         for fm in range(m.frags_m):
-            r = [e.add(rows, fm * m.shape[0]), e.add(rows, fm * m.shape[0] + 8)]
+            if 0 in self.matrices:
+                regs = self.ldmatrix(e, 0, form.i, e.add(rows, fm * m.shape[0]), k0, 4)
+                a.append([masked(e, reg, masks[v // 2]) for v, reg in enumerate(regs)])
+                continue
+            r = [e.add(e.add(rows, lane.g), fm * m.shape[0] + 8 * h) for h in range(2)]
             a.append([self.register(e, 0, {form.i: r[h]}, kt[v]) for v in range(2) for h in range(2)])
-        b = []
+        b: list[list[SSAValue]] = []
         for fn in range(m.frags_n):
-            c = e.add(cols, fn * m.shape[1])
+            if 1 in self.matrices:
+                if fn % 2 == 0:
+                    regs = self.ldmatrix(e, 1, form.j, e.add(cols, fn * m.shape[1]), k0, 4 if fn + 1 < m.frags_n else 2)
+                    regs = [masked(e, reg, masks[v % 2]) for v, reg in enumerate(regs)]
+                    b.extend(regs[x : x + 2] for x in range(0, len(regs), 2))
+                continue
+            c = e.add(e.add(cols, lane.g), fn * m.shape[1])
             b.append([self.register(e, 1, {form.j: c}, kt[v]) for v in range(2)])
         for fm in range(m.frags_m):
             for fn in range(m.frags_n):
