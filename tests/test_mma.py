@@ -30,6 +30,8 @@ from mdh_ir.runtime import device_info, select_device
 from mdh_ir.runtime.program import Program
 from mdh_ir.schedule.constraints import violations
 from mdh_ir.schedule.default_config import default_config
+from mdh_ir.schedule.mma import MmaPlan
+from mdh_ir.schedule.tiling import TilePlan
 from mdh_ir.semantics.reference import find_compute, random_inputs
 from mdh_ir.schedule.constraints import mma_kind
 from mdh_ir.tuning.space import Infeasible, RandomTrial, sample_config
@@ -59,14 +61,26 @@ def with_tensor_cores(info):
     return dataclasses.replace(info, compute_capability=(9, 0))
 
 
+MOST_WARP_MMAS = 32
+"""The most `mma`s a warp issues per private tile in the configurations the random tests
+draw: emulated on PoCL each is a barrier pair and 64 FMAs, and PoCL takes minutes to
+build a work-group function of hundreds (a warp tile of 128 x 64 x 64: 256)."""
+
+
 def mma_config(op, info, rng: np.random.Generator, tries: int = 5000):
-    """A legal configuration with mma other than "none" drawn from the tuning space."""
+    """A legal configuration with mma other than "none" drawn from the tuning space,
+    of at most `MOST_WARP_MMAS` mmas a warp and private tile."""
     for _ in range(tries):
         try:
             cfg = sample_config(op, info, RandomTrial(rng))
         except Infeasible:
             continue
-        if cfg.mma != "none":
+        if cfg.mma == "none":
+            continue
+        plan = TilePlan(op, cfg)
+        mma = MmaPlan.of(plan)
+        assert isinstance(mma, MmaPlan), mma
+        if mma.frags_m * mma.frags_n * cfg.pt_size[mma.form.k] // mma.shape[2] <= MOST_WARP_MMAS:
             return cfg
     raise AssertionError("no legal configuration with mma drawn")
 
