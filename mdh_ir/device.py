@@ -101,6 +101,12 @@ class DeviceInfo:
         return self.compute_capability >= (8, 0)
 
     @property
+    def async_copies(self) -> bool:
+        """Whether the device copies from global to local memory asynchronously, PTX
+        `cp.async` (`prefetch = 3`): NVIDIA's compute capability 8.0 and later."""
+        return self.compute_capability >= (8, 0)
+
+    @property
     def tf32_conversion(self) -> bool:
         """Whether the device rounds f32 to TF32 as `lowlevel.round_tf32` does (to
         nearest, ties to even) in one instruction, PTX `cvt.rn.tf32.f32`: NVIDIA's

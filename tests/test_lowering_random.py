@@ -23,7 +23,7 @@ from xdsl.dialects.builtin import ModuleOp
 from mdh_ir.affine import dim_of, linear_results
 from mdh_ir.catalog import CATALOG
 from mdh_ir.device import DeviceInfo
-from mdh_ir.dialects.lowlevel import CopyOp, KernelOp, SlotOp
+from mdh_ir.dialects.lowlevel import ASYNC_ATTR, CopyOp, KernelOp, SlotOp
 from mdh_ir.passes.lower_to_opencl import pipeline
 from mdh_ir.passes.prefetch import LowLevelPrefetch
 from mdh_ir.schedule.constraints import violations
@@ -203,11 +203,12 @@ def prefetched(module, config, kind: str) -> ModuleOp:
 
 
 def pipelined(module, config, kind: str) -> bool:
-    """Whether `lowlevel-prefetch` does what `config.prefetch` asks: staged copies, and
-    with 2 local buffers in two slots."""
+    """Whether `lowlevel-prefetch` does what `config.prefetch` asks: staged copies
+    (with 3, asynchronous ones), and with 2 or 3 local buffers in two slots."""
     ops = list(prefetched(module, config, kind).walk())
-    staged = any(isinstance(o, CopyOp) and o.stage is not None for o in ops)
-    return staged and (config.prefetch < 2 or any(isinstance(o, SlotOp) for o in ops))
+    copies = [o for o in ops if isinstance(o, CopyOp)]
+    ahead = any(ASYNC_ATTR in o.attributes for o in copies) if config.prefetch == 3 else any(o.stage for o in copies)
+    return ahead and (config.prefetch < 2 or any(isinstance(o, SlotOp) for o in ops))
 
 
 def search(name: str, seed: int, sizes_of, pick):
@@ -233,7 +234,8 @@ def search(name: str, seed: int, sizes_of, pick):
 
 def draw_prefetch(name: str, seed: int, slots: int):
     """Awkward sizes and a configuration with `prefetch = slots` whose innermost
-    local-tile loop has several steps and copies to stage (and, with 2 slots, barriers)."""
+    local-tile loop has several steps and copies to stage or, with 3, to issue ahead
+    (and, with 2 or 3, barriers)."""
 
     def pick(module, op, cfg, info):
         cfg = cfg.with_(prefetch=slots)
@@ -246,9 +248,10 @@ def draw_prefetch(name: str, seed: int, slots: int):
 def test_prefetch(name: str) -> None:
     """Local tiles loaded one step ahead through private stages (partial last tiles,
     boundary modes, vector and single-element copies), in one local buffer or two used
-    in turn (every other draw), give the reference result."""
+    in turn, or issued a step ahead as asynchronous copies into two (every third draw
+    each; synchronous on the test device), give the reference result."""
     for seed in range(LANE_DRAWS):
-        slots = 1 + seed % 2
+        slots = 1 + seed % 3
         drawn = draw_prefetch(name, seed, slots)
         assert drawn is not None, f"no configuration of {name} with prefetch = {slots}"
         check_draw(name, seed, *drawn)

@@ -15,14 +15,16 @@ import os
 import numpy as np
 import pytest
 
-from mdh_ir.dialects.lowlevel import MmaOp
+from mdh_ir.dialects.lowlevel import CpAsyncOp, MmaOp
 from mdh_ir.driver import compile_module
 from mdh_ir.runtime import device_info, select_device
+from mdh_ir.schedule.constraints import violations
 from mdh_ir.schedule.default_config import default_config
 from mdh_ir.schedule.mma import SHAPES
 from mdh_ir.semantics.reference import find_compute, random_inputs
 from tests.lowering_check import check_outputs
-from tests.test_mma import SIZES, SIZES_16, kind_matmul, mma_config
+from mdh_ir.tuning.space import Infeasible, RandomTrial, sample_config
+from tests.test_mma import SIZES, SIZES_16, kind_matmul, matmul, mma_config
 
 
 def nvidia_device():
@@ -56,6 +58,35 @@ def test_random_mma_configurations_on_tensor_cores(kind: str, sizes) -> None:
         assert any(isinstance(o, MmaOp) for o in compiled.lowered.walk())
         inputs = random_inputs(op, rng)
         check_outputs(module, inputs, compiled(*inputs))
+
+
+@pytest.mark.parametrize("kind", ["ieee", "tf32", "f16"])
+@pytest.mark.parametrize("sizes", [(256, 128, 96), (37, 29, 47)], ids=lambda s: "x".join(map(str, s)))
+def test_async_copies_on_the_device(kind: str, sizes) -> None:
+    """`prefetch = 3`, the inputs in their own layouts in local memory: copies move by
+    `cp.async` (TF32 unrounded: the tensor cores truncate) where their moves are 4, 8
+    or 16 aligned bytes (at 256 x 128 x 96 A's always are), the others staged; FP32
+    FMAs and fragments alike give the reference result."""
+    module = matmul(*sizes, precision="ieee") if kind == "ieee" else kind_matmul(kind, *sizes)
+    op = find_compute(module)
+    info = device_info(DEVICE)
+    rng = np.random.default_rng(sum(sizes))
+    checked, moved = 0, 0
+    while checked < 3:
+        try:
+            cfg = sample_config(op, info, RandomTrial(rng)) if kind == "ieee" else mma_config(op, info, rng)
+        except Infeasible:
+            continue
+        own = tuple(tuple(range(len(v.type.get_shape()))) for v in op.inputs)  # no copy transposes
+        cfg = cfg.with_(prefetch=3, buf_layout=(own, cfg.buf_layout[1]))
+        if "lcl" not in cfg.inp_mem[0] or violations(op, cfg, info):
+            continue
+        compiled = compile_module(module, DEVICE, cfg)
+        moved += any(isinstance(o, CpAsyncOp) for o in compiled.lowered.walk())
+        inputs = random_inputs(op, rng)
+        check_outputs(module, inputs, compiled(*inputs))
+        checked += 1
+    assert moved or sizes[2] % 4
 
 
 HAND_MADE = [

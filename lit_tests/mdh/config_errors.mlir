@@ -404,13 +404,13 @@ func.func @mul(%a: f32, %b: f32) -> f32 {
   func.return %r : f32
 }
 func.func @mv(%M: memref<8x4xf32>, %v: memref<4xf32>) -> memref<8xf32> {
-  // CHECK-NEXT: {{.*}}config_errors.mlir:[[# @LINE + 1]]:3: error: mdh.compute "mv": config: prefetch must be 0, 1 or 2, got 3
+  // CHECK-NEXT: {{.*}}config_errors.mlir:[[# @LINE + 1]]:3: error: mdh.compute "mv": config: prefetch must be 0, 1, 2 or 3, got 4
   %w = mdh.compute "mv"
     {inp_view = [[affine_map<(i, k) -> (i, k)>], [affine_map<(i, k) -> (k)>]],
      md_hom = {scalar_func = @mul, combine_ops = ["cc", ["pw", "add"]]},
      out_view = [[affine_map<(i, k) -> (i)>]]}
     {inp_types = [f32, f32], mda_size = [8, 4], out_types = [f32],
-     config = #mdh.config<prefetch = 3>}
+     config = #mdh.config<prefetch = 4>}
     (%M, %v) : (memref<8x4xf32>, memref<4xf32>) -> memref<8xf32>
   func.return %w : memref<8xf32>
 }

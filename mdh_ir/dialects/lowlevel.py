@@ -16,7 +16,9 @@ ops step by step (DESIGN.md section 5):
   the vector versions of scalar functions `mask_compare`, `mask_select` and `convert`
   (xDSL's arith compares, select and casts take scalars only);
 - `lowlevel-prefetch`: the `staged` halves of a `copy`, `slot` (one of a local tile's two
-  buffers);
+  buffers), `async_wait` after asynchronous copies;
+- `lowlevel-async-copies`: `cp_async`, one move of an asynchronous copy as PTX
+  `cp.async` (devices that have it);
 - `lowlevel-expand`: `load_widened`, the read of a 16-bit float element (f16, bf16) as
   the f32 of its value;
 - `mdh-tile`: `round_tf32`, an f32 input read as TF32 (`precision = "tf32"`;
@@ -142,6 +144,11 @@ mdh-promote-memory)."""
 PTX_ATTR = "ptx"
 """`round_tf32` attribute (unit): done by the device's conversion instruction, PTX
 `cvt.rn.tf32.f32` (see lowlevel-tf32-ptx), instead of integer operations."""
+
+ASYNC_ATTR = "async"
+"""Copy attribute (unit), and of the stores `lowlevel-expand` makes of its moves: the
+copy may complete asynchronously, by its work-item's next `async_wait` (see
+lowlevel-prefetch, `prefetch = 3`, and lowlevel-async-copies)."""
 
 ALIGNMENT_ATTR = "alignment"
 """`vector.load`/`vector.store` attribute: bytes to which the address is aligned, the
@@ -876,6 +883,53 @@ class BarrierOp(IRDLOperation):
 
 
 @irdl_op_definition
+class CpAsyncOp(IRDLOperation):
+    """One asynchronous move of `bytes` (4, 8 or 16) from global `source[source_indices]`
+    to local `dest[dest_indices]`, both addresses aligned to `bytes` (PTX `cp.async`,
+    compute capability 8.0 and later); it completes by the work-item's next
+    `async_wait`."""
+
+    name = "lowlevel.cp_async"
+    source = operand_def(MemRefType)
+    source_indices = var_operand_def(IndexType)
+    dest = operand_def(MemRefType)
+    dest_indices = var_operand_def(IndexType)
+    bytes = prop_def(IntegerAttr[I64])
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    assembly_format = (
+        "$source `[` $source_indices `]` `->` $dest `[` $dest_indices `]` `bytes` $bytes attr-dict"
+        " `:` type($source) `->` type($dest)"
+    )
+
+    def __init__(self, source: SSAValue, source_indices: Sequence[SSAValue], dest: SSAValue,
+                 dest_indices: Sequence[SSAValue], size: int):  # fmt: skip
+        super().__init__(
+            operands=[source, source_indices, dest, dest_indices], properties={"bytes": IntegerAttr(size, 64)}
+        )
+
+    def verify_(self) -> None:
+        if (memory_space(self.source.type), memory_space(self.dest.type)) != ("glb", "lcl"):
+            raise VerifyException("cp_async copies from global to local memory")
+        if self.bytes.value.data not in (4, 8, 16):
+            raise VerifyException("cp_async moves 4, 8 or 16 bytes")
+        for mem, indices in ((self.source, self.source_indices), (self.dest, self.dest_indices)):
+            if len(indices) != mem.type.get_num_dims():  # type: ignore[attr-defined]
+                raise VerifyException("cp_async takes one index per axis of each memref")
+
+
+@irdl_op_definition
+class AsyncWaitOp(IRDLOperation):
+    """Wait until the work-item's asynchronous copies (`cp_async`) are complete (PTX
+    `cp.async.wait_all`); a work-group barrier after it makes them visible to the
+    work-group."""
+
+    name = "lowlevel.async_wait"
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+    assembly_format = "attr-dict"
+
+
+@irdl_op_definition
 class FenceOp(IRDLOperation):
     """A global-memory fence for every work-group: the work-item's accesses before it are
     ordered, for every work-group, before those after it (printed as PTX's `membar.gl` on
@@ -1026,6 +1080,8 @@ LowLevel = Dialect(
         RoundTF32Op,
         MmaOp,
         LdMatrixOp,
+        CpAsyncOp,
+        AsyncWaitOp,
         AccumulateOp,
         CopyOp,
         ViewOp,

@@ -242,8 +242,8 @@ class _Shape:
             raise ConfigError(f"{key} must be a positive integer, got {value!r}")
 
     def check_prefetch(self, key: str, value: Any) -> None:
-        if not isinstance(value, int) or value not in (0, 1, 2):
-            raise ConfigError(f"{key} must be 0, 1 or 2, got {value!r}")
+        if not isinstance(value, int) or value not in (0, 1, 2, 3):
+            raise ConfigError(f"{key} must be 0, 1, 2 or 3, got {value!r}")
 
     def check_lcl_pad(self, key: str, value: Any) -> None:
         if not isinstance(value, int) or not 0 <= value <= MAX_LCL_PAD:

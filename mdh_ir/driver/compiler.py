@@ -96,7 +96,7 @@ def lower_configured(configured: ModuleOp, info: DeviceInfo) -> ModuleOp:
     --lower-to-opencl` verifies it."""
     lowered = configured.clone()
     ctx = Context()
-    for p in lowering(info.kind, info.tensor_cores, info.tf32_conversion):
+    for p in lowering(info.kind, info.tensor_cores, info.tf32_conversion, info.async_copies):
         p.apply(ctx, lowered)
     lowered.verify()
     return lowered

@@ -53,6 +53,8 @@ from mdh_ir.dialects.lowlevel import (
     LoadWidenedOp,
     MmaOp,
     LdMatrixOp,
+    CpAsyncOp,
+    AsyncWaitOp,
     RoundTF32Op,
     ConvertOp,
     FenceOp,
@@ -498,6 +500,19 @@ class OpenCLPrinter:
         for b, r in zip(bits, op.d):
             self.define(r, f"as_float({b})" if isinstance(r.type, Float32Type) else f"as_int({b})")
 
+    def print_cp_async(self, op: CpAsyncOp) -> None:
+        """`asm volatile` of `cp.async` (`.cg`, bypassing L1, for 16 bytes; `.ca` for 4
+        and 8), the destination as a local-memory (shared window) address."""
+        size = op.bytes.value.data
+        level = "cg" if size == 16 else "ca"
+        dest = f"(uint)(size_t)({self.name(op.dest)} + {self.index(op.dest, op.dest_indices)})"
+        source = f"(ulong)({self.name(op.source)} + {self.index(op.source, op.source_indices)})"
+        text = f"cp.async.{level}.shared.global [%0], [%1], {size};"
+        self.line(f'__asm__ volatile("{text}" :: "r"({dest}), "l"({source}) : "memory");')
+
+    def print_async_wait(self, op: AsyncWaitOp) -> None:
+        self.line('__asm__ volatile("cp.async.wait_all;" ::: "memory");')
+
     def print_broadcast(self, op: vector.BroadcastOp) -> None:
         self.define(op.vector, f"({c_type(op.vector.type)})({self.name(op.source)})")
 
@@ -607,6 +622,8 @@ class OpenCLPrinter:
         RoundTF32Op: print_round_tf32,
         MmaOp: print_mma,
         LdMatrixOp: print_ldmatrix,
+        CpAsyncOp: print_cp_async,
+        AsyncWaitOp: print_async_wait,
         vector.ExtractOp: print_extract,
         scf.ForOp: print_for,
         scf.IfOp: print_if,

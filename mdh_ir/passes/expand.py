@@ -24,7 +24,9 @@ arith, math, memref.load/store/alloca, func.call, group/local ids, barriers):
   that its elements or vectors lie inside the source, one with `inside_axes` checks the
   other axes only; with boundary "none", reads outside the source are clamped into it
   (only discarded points of a padded tile read them: no select); a copy with
-  `round = "tf32"` stores each element or vector rounded (`round_tf32`);
+  `round = "tf32"` stores each element or vector rounded (`round_tf32`); an
+  asynchronous copy's (`async`, `lowlevel-prefetch`) stores are marked `async`, for
+  `lowlevel-async-copies`;
 - a kernel's `fill` becomes stores (a host function's stays: the runtime fills the
   buffer).
 
@@ -50,7 +52,7 @@ from math import prod
 
 from xdsl.context import Context
 from xdsl.dialects import arith, memref, scf, vector
-from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, VectorType
+from xdsl.dialects.builtin import IntegerAttr, MemRefType, ModuleOp, UnitAttr, VectorType
 from xdsl.ir import Operation, SSAValue
 from xdsl.ir.affine import (
     AffineBinaryOpExpr,
@@ -63,6 +65,7 @@ from xdsl.ir.affine import (
 from xdsl.passes import ModulePass
 
 from mdh_ir.dialects.lowlevel import (
+    ASYNC_ATTR,
     PRV,
     ROUND_ATTR,
     UNROLL_ATTR,
@@ -275,7 +278,8 @@ class Move:
         if self.half == "load":
             e.store(value, copy.stage, slot)  # type: ignore[arg-type]
         else:
-            e.op(vector.StoreOp(self.stored(e, value), copy.dest, [coords[a] for a in copy.dest_perm.get_values()]))
+            at = [coords[a] for a in copy.dest_perm.get_values()]
+            self.mark(e.op(vector.StoreOp(self.stored(e, value), copy.dest, at)))
 
     def element(self, e: Emitter, position: list[SSAValue], coords: list[SSAValue], slot: list[SSAValue]) -> None:
         """Move one box element (with boundary "none", clamped into the source along the
@@ -291,7 +295,14 @@ class Move:
         if self.half == "load":
             e.store(value, self.elements, slot)  # type: ignore[arg-type]
         else:
-            e.store(self.stored(e, value), copy.dest, [coords[a] for a in copy.dest_perm.get_values()])
+            at = [coords[a] for a in copy.dest_perm.get_values()]
+            self.mark(e.op(memref.StoreOp.get(self.stored(e, value), copy.dest, at)))
+
+    def mark(self, store: Operation) -> None:
+        """An asynchronous copy's store (`ASYNC_ATTR`) is marked as one, for
+        lowlevel-async-copies."""
+        if ASYNC_ATTR in self.copy.attributes:
+            store.attributes[ASYNC_ATTR] = UnitAttr()
 
     def stored(self, e: Emitter, value: SSAValue) -> SSAValue:
         """`value` as the destination receives it: rounded to TF32 where the copy says so."""

@@ -5,7 +5,8 @@
     mdh-mma, mdh-vectorize{flush=(D is cpu)}, mdh-keep-rows, lowlevel-prefetch, lowlevel-expand,
     lowlevel-expand-mma (a device without tensor cores: `lowlevel.mma` as FMAs),
     lowlevel-tf32-ptx (a device that converts to TF32 in one instruction),
-    lowlevel-merge-kernels, xDSL's dce and cse, lowlevel-hoist-loads, lowlevel-align-vectors.
+    lowlevel-merge-kernels, xDSL's dce and cse, lowlevel-hoist-loads, lowlevel-align-vectors,
+    lowlevel-async-copies{cp_async=(D has cp.async)}.
 
 `mdh-opt --lower-to-opencl f.mlir` runs it and prints the OpenCL program.
 """
@@ -21,6 +22,7 @@ from xdsl.transforms.dead_code_elimination import DeadCodeElimination
 from mdh_ir.device import PRESETS
 from mdh_ir.passes.align_vectors import LowLevelAlignVectors
 from mdh_ir.passes.assign_asm import MDHAssignASM
+from mdh_ir.passes.async_copies import LowLevelAsyncCopies
 from mdh_ir.passes.bufferize import MDHBufferize
 from mdh_ir.passes.check_config import MDHCheckConfig
 from mdh_ir.passes.default_config import MDHDefaultConfig
@@ -45,14 +47,17 @@ def pipeline(device: str = "cpu") -> list[ModulePass]:
     preset = PRESETS.get(device)  # an unknown class: mdh-default-config says so
     if preset is None:
         return [*checks, *lowering(device)]
-    return [*checks, *lowering(device, preset.tensor_cores, preset.tf32_conversion)]
+    return [*checks, *lowering(device, preset.tensor_cores, preset.tf32_conversion, preset.async_copies)]
 
 
-def lowering(device: str = "cpu", tensor_cores: bool = False, tf32_conversion: bool = False) -> list[ModulePass]:
+def lowering(
+    device: str = "cpu", tensor_cores: bool = False, tf32_conversion: bool = False, async_copies: bool = False
+) -> list[ModulePass]:
     """The passes after the configuration is complete and checked (the runtime checks it
     against the real device instead of a preset); without `tensor_cores`, `lowlevel.mma`
     is expanded into FMAs; with `tf32_conversion`, TF32 rounding is the device's
-    instruction (`DeviceInfo.tf32_conversion`)."""
+    instruction (`DeviceInfo.tf32_conversion`); with `async_copies`, asynchronous copies
+    move by `cp.async` (`DeviceInfo.async_copies`)."""
     return [
         MDHSplitStats(),
         MDHTile(),
@@ -71,6 +76,7 @@ def lowering(device: str = "cpu", tensor_cores: bool = False, tf32_conversion: b
         CommonSubexpressionElimination(),
         LowLevelHoistLoads(),
         LowLevelAlignVectors(),
+        LowLevelAsyncCopies(cp_async=async_copies),
     ]
 
 

@@ -2,7 +2,8 @@
 
 Software pipelining: the next local tile's inputs are loaded into registers while the
 work-group computes on this one (`prefetch = 1`), optionally into a second local
-buffer so that a step needs one barrier (`prefetch = 2`).
+buffer so that a step needs one barrier (`prefetch = 2`), or copied asynchronously
+into the second buffer (`prefetch = 3`).
 
 `mdh-promote-memory` gives the innermost local-tile loop cooperative copies into local
 memory between barriers. With `prefetch = 1` each copy is split into its two halves
@@ -42,28 +43,56 @@ the barrier that ended each step (no work-item may overwrite a tile another stil
 reads) moves after the loop, one barrier a step. H100, GEMM 4096^3: faster with k-tiles
 of 16 (5.37 -> 4.88 ms) and for the default (4.26 -> 4.23 ms), slower for the tuned
 tiles (3.48 -> 3.59 ms), hence a tuning choice.
+
+With `prefetch = 3` the loop gets the two slots, and the copies that can move by
+`cp.async` (`moves_async`) are issued one step ahead as asynchronous copies into the
+next step's slot, without registers:
+
+    if (first start < end) { lowlevel.copy ... -> slot 0 {async} }
+    lowlevel.tile_for "lt" ... (%step, %start, %size) {
+      lowlevel.async_wait                        this step's copies are complete
+      lowlevel.barrier                           every work-item's, and step - 1 is done
+      scf.if (%start + parts * tile < end) {
+        lowlevel.copy %b[origin(next start)] -> slot (%step + 1) % 2 {async}
+      }
+      ...                                        compute on slot %step % 2
+    }
+    lowlevel.barrier
+
+The others (16-bit elements one at a time, a rounding, unaligned vectors) are staged as
+with `prefetch = 2`. `lowlevel-async-copies` makes the asynchronous copies' moves
+`cp.async` on a device that has it; elsewhere they run as ordinary moves and the
+program is the same computation. H100, f16 matmul on tensor cores, the GPU default's
+128 x 256 tiles: 4096^3 1.123 -> 0.920 ms (A copied k-first: its transposing moves are
+staged), 0.902 with both copies asynchronous; f16 1000^3 0.057 -> 0.052 ms.
 """
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp, VectorType
+from xdsl.dialects.builtin import MemRefType, ModuleOp, UnitAttr, VectorType
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint, Rewriter
 from xdsl.traits import is_side_effect_free
 
 from mdh_ir.dialects.lowlevel import (
+    ASYNC_ATTR,
     LCL,
     PRV,
+    ROUND_ATTR,
+    AsyncWaitOp,
     BarrierOp,
     CopyOp,
     KernelOp,
     SlotOp,
     TileForOp,
     memory_space,
+    memref_bytes,
 )
+from mdh_ir.passes.align_vectors import divisor
+from mdh_ir.passes.async_copies import CP_ASYNC_BYTES
 from mdh_ir.passes.assign_asm import tile_chain
 from mdh_ir.passes.carried import carried
 from mdh_ir.passes.emit import Emitter
@@ -96,19 +125,34 @@ def index_chain(values: Sequence[SSAValue], block: Block) -> list[Operation] | N
     return [op for op in block.ops if op in needed]
 
 
-def load_halves(
-    e: Emitter, copies: Sequence[CopyOp], stages: Sequence[SSAValue], chain: list[Operation],
-    args: dict[SSAValue, SSAValue], inside: bool,
-) -> None:
-    """Load halves of `copies` with the loop's block arguments replaced by `args`;
-    `inside` the loop, the ops of `chain` that do not depend on them are not repeated."""
+def step_mapping(
+    e: Emitter, chain: list[Operation], args: dict[SSAValue, SSAValue], inside: bool
+) -> dict[SSAValue, SSAValue]:
+    """The values of another step: the ops of `chain` cloned with the loop's block
+    arguments replaced by `args` (`inside` the loop, those that do not depend on them
+    are not repeated), each value mapped to its clone."""
     mapping = dict(args)
     for op in chain:
         if not inside or any(v in mapping for v in op.operands):
             e.op(op.clone(mapping))
+    return mapping
+
+
+def load_halves(e: Emitter, copies: Sequence[CopyOp], stages: Sequence[SSAValue], mapping: dict[SSAValue, SSAValue]) -> None:
+    """Load halves of `copies` with their operands mapped by `mapping` (`step_mapping`)."""
     for copy, stage in zip(copies, stages):
         base = [mapping.get(b, b) for b in copy.base]
         e.op(copy.staged("load", stage, base, mapping.get(copy.worker, copy.worker)))
+
+
+def async_clones(e: Emitter, copies: Sequence[CopyOp], mapping: dict[SSAValue, SSAValue], slot: SSAValue) -> None:
+    """`copies` with their operands mapped by `mapping` (`step_mapping`) into slot
+    `slot` of their double buffers, asynchronous."""
+    for copy in copies:
+        assert isinstance(copy.dest.owner, SlotOp), "double_buffer gave the copy a slot"
+        into = {**mapping, copy.dest: e.emit(SlotOp(copy.dest.owner.source, slot))}
+        clone = e.op(copy.clone(into))
+        clone.attributes[ASYNC_ATTR] = UnitAttr()
 
 
 def step_args(
@@ -124,50 +168,96 @@ def step_args(
     return {arg: make() for arg, make in values.items() if arg in used}
 
 
-def stage_copies(kernel: KernelOp, loop: TileForOp) -> None:
-    """Split the copies into local memory at the top of `loop` into load and store
-    halves, the loads one step ahead."""
+def top_copies(loop: TileForOp) -> list[CopyOp]:
+    """The (unstaged) copies into local memory in the body of `loop`."""
     block = loop.body.block
-    copies = [
-        op for op in block.ops
-        if isinstance(op, CopyOp) and memory_space(op.dest.type) == "lcl"
-        and op.stage is None and op.turns() * op.lanes() <= PREFETCH_ELEMENTS
-    ]  # fmt: skip
+    return [op for op in block.ops if isinstance(op, CopyOp) and memory_space(op.dest.type) == "lcl" and op.stage is None]
+
+
+def moves_async(copy: CopyOp) -> bool:
+    """Whether `lowlevel-async-copies` can move `copy`'s vectors (or elements) by
+    `cp.async`: 4, 8 or 16 bytes at once, stored as read (no rounding, no boundary's
+    zeros), vectors aligned to their size (rows of the source a multiple of `lanes`
+    elements, the box starting at a multiple of it along them). The others go through
+    registers (`stage_copies`): moved synchronously after the barrier, their loads
+    would wait there."""
+    lanes, t = copy.lanes(), copy.source.type
+    assert isinstance(t, MemRefType)
+    size = lanes * memref_bytes(MemRefType(t.element_type, [1]))
+    if size not in CP_ASYNC_BYTES or ROUND_ATTR in copy.attributes or copy.boundary.data == "zero":
+        return False
+    return lanes == 1 or (t.get_shape()[-1] % lanes == 0 and divisor(copy.base[-1]) % lanes == 0)
+
+
+def stage_copies(kernel: KernelOp, loop: TileForOp, copies: Sequence[CopyOp]) -> None:
+    """Split `copies` (at the top of `loop`) into load and store halves, the loads one
+    step ahead."""
+    block = loop.body.block
+    copies = [op for op in copies if op.turns() * op.lanes() <= PREFETCH_ELEMENTS]
     if not copies:
         return
     chain = index_chain([v for c in copies for v in (*c.base, c.worker)], block)
     if chain is None:
         return
-    used = {v for op in [*chain, *copies] for v in op.operands if v in block.args}
     stages = [stage_for(kernel, c) for c in copies]
-    tile, parts = loop.tile.value.data, loop.parts.value.data
-
-    e = Emitter.before(loop)
-    first, end = e.add(loop.start, e.mul(loop.part, tile)), e.add(loop.start, loop.size)
-    before = e.if_(e.cmp("slt", first, end))
-    if before is not None:
-        load_halves(before, copies, stages, chain, step_args(before, loop, used, True, first, end), False)
-
     barrier = next((o for o in block.ops if isinstance(o, BarrierOp)), copies[-1])
-    inner = Emitter(InsertPoint.after(barrier))
-    start = inner.add(loop.tile_start, parts * tile)
-    then = inner.if_(inner.cmp("slt", start, end))
-    if then is not None:
-        load_halves(then, copies, stages, chain, step_args(then, loop, used, False, start, end), True)
+    ahead(loop, copies, chain, barrier, lambda e, mapping, _: load_halves(e, copies, stages, mapping))
     for copy, stage in zip(copies, stages):
         Rewriter.replace_op(copy, copy.staged("store", stage, copy.base, copy.worker))
 
 
-def double_buffer(kernel: KernelOp, loop: TileForOp) -> None:
+def ahead(
+    loop: TileForOp, copies: Sequence[CopyOp], chain: list[Operation], barrier: Operation,
+    issue: Callable[[Emitter, dict[SSAValue, SSAValue], bool], None],
+) -> None:
+    """Issue `copies` one step ahead: the first step's before `loop` (where it has one),
+    the next step's after `barrier` (where there is one); `issue(e, mapping, first)`
+    emits them with that step's values (`step_mapping` of `chain`)."""
+    block = loop.body.block
+    used = {v for op in [*chain, *copies] for v in op.operands if v in block.args}
+    tile, parts = loop.tile.value.data, loop.parts.value.data
+    e = Emitter.before(loop)
+    first, end = e.add(loop.start, e.mul(loop.part, tile)), e.add(loop.start, loop.size)
+    before = e.if_(e.cmp("slt", first, end))
+    if before is not None:
+        issue(before, step_mapping(before, chain, step_args(before, loop, used, True, first, end), False), True)
+    inner = Emitter(InsertPoint.after(barrier))
+    start = inner.add(loop.tile_start, parts * tile)
+    then = inner.if_(inner.cmp("slt", start, end))
+    if then is not None:
+        issue(then, step_mapping(then, chain, step_args(then, loop, used, False, start, end), True), False)
+
+
+def copy_ahead(loop: TileForOp, copies: Sequence[CopyOp]) -> None:
+    """`prefetch = 3` after `double_buffer`: `copies` (at the top of `loop`) become
+    asynchronous copies of the next step's tile into its slot, issued after the step's
+    barrier (the first step's before the loop), and an `async_wait` before that
+    barrier completes this step's."""
+    block = loop.body.block
+    barrier = next((o for o in block.ops if isinstance(o, BarrierOp)), None)
+    chain = index_chain([v for c in copies for v in (*c.base, c.worker)], block)
+    if not copies or barrier is None or chain is None:
+        return
+
+    def issue(e: Emitter, mapping: dict[SSAValue, SSAValue], first: bool) -> None:
+        async_clones(e, copies, mapping, e.const(0) if first else e.rem(e.add(loop.step, 1), 2))
+
+    ahead(loop, copies, chain, barrier, issue)
+    Rewriter.insert_op(AsyncWaitOp(), InsertPoint.before(barrier))
+    for copy in copies:
+        Rewriter.erase_op(copy)
+
+
+def double_buffer(kernel: KernelOp, loop: TileForOp) -> bool:
     """Give each local buffer that `loop` copies into two slots, the steps using them in
     turn (slot `step % 2`; ops before the loop see slot 0), and move the barrier that
     ends each step after the loop: a work-item storing step s + 1's tile has passed
     step s's barrier, so every work-item is done with step s - 1's tile, the one in
-    that slot."""
+    that slot. False (nothing changed) where the loop has no barrier ending its steps."""
     block = loop.body.block
     barriers = [op for op in block.ops if isinstance(op, BarrierOp)]
     if len(barriers) < 2:
-        return
+        return False
     buffers = list(dict.fromkeys(
         op.dest for op in block.ops if isinstance(op, CopyOp) and memory_space(op.dest.type) == "lcl"
     ))  # fmt: skip
@@ -188,15 +278,23 @@ def double_buffer(kernel: KernelOp, loop: TileForOp) -> None:
     barrier = barriers[-1]
     barrier.detach()
     Rewriter.insert_op(barrier, InsertPoint.after(loop))
+    return True
 
 
-def prefetch(kernel: KernelOp, slots: int) -> None:
+def prefetch(kernel: KernelOp, mode: int) -> None:
     local = tile_chain(kernel, "lt")
     if not local or local[-1].max_trips.value.data <= 1:
         return
-    stage_copies(kernel, local[-1])
-    if slots == 2:
-        double_buffer(kernel, local[-1])
+    loop = local[-1]
+    if mode == 3:
+        if double_buffer(kernel, loop):
+            copies = top_copies(loop)
+            copy_ahead(loop, [c for c in copies if moves_async(c)])
+            stage_copies(kernel, loop, [c for c in copies if not moves_async(c)])
+        return
+    stage_copies(kernel, loop, top_copies(loop))
+    if mode == 2:
+        double_buffer(kernel, loop)
 
 
 @dataclass(frozen=True)
@@ -206,6 +304,6 @@ class LowLevelPrefetch(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for kernel in rewritten_by(self.name, op):
             if any(isinstance(o, CopyOp) for o in kernel.walk()):
-                slots = carried(kernel, kernel.function_type.inputs.data).cfg.prefetch
-                if slots:
-                    prefetch(kernel, slots)
+                mode = carried(kernel, kernel.function_type.inputs.data).cfg.prefetch
+                if mode:
+                    prefetch(kernel, mode)

@@ -35,7 +35,10 @@ from `mdh-tile`); an input cached by copies is rounded by the copy from global m
 instead (`round = "tf32"`), once per element and tile, and its reads from the cache
 lose their rounding (H100, TF32 matmul 128 x 4096 x 4096, FP32 FMAs on 128 x 128 local
 tiles: 0.424 ms rounding every read of the 8 x 8 register tiles, against 0.114 ms for
-the same configuration in IEEE precision).
+the same configuration in IEEE precision). Computed on tensor-core fragments
+(`mma = "tf32"`) with asynchronous copies (`prefetch = 3`: `cp.async` moves the bytes
+as they are), the copies do not round either: the tensor cores read the f32 bits as
+TF32, truncating them (a rounding rule the comparison allows, docs/reduced-precision.md).
 """
 
 from collections.abc import Sequence
@@ -68,11 +71,9 @@ from mdh_ir.passes.assign_asm import tile_chain
 from mdh_ir.passes.carried import carried
 from mdh_ir.passes.emit import Emitter
 from mdh_ir.passes.kernel_stage import rewritten_by
-from mdh_ir.schedule.tiling import Box, TilePlan
+from mdh_ir.schedule.tiling import COPY_LANES, Box, TilePlan
 
 
-COPY_LANES = 4
-"""Elements a cooperative copy moves at once when its innermost extent allows."""
 
 
 @dataclass
@@ -194,14 +195,15 @@ def promote(kernel: KernelOp) -> None:
             load.detach()
             load.erase()
     if op.input_precision == "tf32":
-        round_at_copies(kernel, {cache.buffer for cache in caches.values()})
+        truncated = cfg.mma == "tf32" and cfg.prefetch == 3
+        round_at_copies(kernel, {cache.buffer for cache in caches.values()}, not truncated)
 
 
-def round_at_copies(kernel: KernelOp, cached: set[SSAValue]) -> None:
-    """The copies from global memory into the `cached` buffers round to TF32, and the
-    reads of those buffers no longer do (module docstring)."""
+def round_at_copies(kernel: KernelOp, cached: set[SSAValue], rounding: bool = True) -> None:
+    """The copies from global memory into the `cached` buffers round to TF32 (unless
+    not `rounding`), and the reads of those buffers no longer do (module docstring)."""
     for copy in kernel.walk():
-        if isinstance(copy, CopyOp) and copy.dest in cached and copy.source not in cached:
+        if rounding and isinstance(copy, CopyOp) and copy.dest in cached and copy.source not in cached:
             copy.attributes[ROUND_ATTR] = StringAttr("tf32")
     for rounding in list(kernel.walk()):
         if not isinstance(rounding, RoundTF32Op):

@@ -17,7 +17,7 @@ Keys (D = number of dimensions, B = input buffers, K = output buffers):
 | loop_order | [lt layer: D, pt layer: D] | permutations of the dimensions (outermost first) |
 | combine_layer | 1 | "end", "lt" or "pt": when a work-item's partial results are flushed |
 | vector_width, unroll | 1 | positive integers |
-| prefetch | 1 | 0, 1 (load the next local tile's inputs into registers during this one) or 2 (also two local buffers, one barrier a tile) |
+| prefetch | 1 | 0, 1 (load the next local tile's inputs into registers during this one), 2 (also two local buffers, one barrier a tile) or 3 (two local buffers, the next tile's copies asynchronous: `cp.async` where the device has it) |
 | wg_combine | 1 | "kernel" or "last": who combines the partial results of work-groups that share a pw dimension, a second kernel or the last of them to finish (per kept work-group) |
 | lcl_pad | 1 | elements added to each row (innermost axis) of a local buffer of two or more axes, against bank conflicts: 0 to 8 |
 | mma | 1 | "none", "tf32", "f16" or "bf16": the innermost register tile computed with warp-level tensor-core `mma.sync` fragments of those inputs (rules `mma-inputs`, `mma`) |

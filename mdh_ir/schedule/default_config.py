@@ -75,7 +75,7 @@ from mdh_ir.schedule.constraints import mma_kind, vector_problem, violations
 from mdh_ir.schedule.mma import SHAPES, MmaForm
 from mdh_ir.device import DeviceInfo
 from mdh_ir.dialects.mdh import ComputeOp
-from mdh_ir.schedule.tiling import FULL_UNROLL, TilePlan, ceildiv
+from mdh_ir.schedule.tiling import COPY_LANES, FULL_UNROLL, TilePlan, ceildiv
 
 CPU_LANES = (16, 8, 4)
 """Vector widths the CPU default tries, widest first."""
@@ -267,29 +267,44 @@ def _gpu_mma_tiles(op: ComputeOp, device: DeviceInfo, cfg: Config) -> Config | N
     busy = MMA_BUSY * device.compute_units
     for tile in MMA_TILES:
         if tile[0] <= rows and tile[1] <= cols and ceildiv(rows, tile[0]) * ceildiv(cols, tile[1]) >= busy:
-            fragments = _mma_tile(op, cfg, form, kind, *tile)
+            fragments = _mma_tile(op, device, cfg, form, kind, *tile)
             if not violations(op, fragments, device):
                 return fragments
     return None
 
 
-def _mma_tile(op: ComputeOp, cfg: Config, form: MmaForm, kind: str, rows: int, cols: int, wi_rows: int, wi_cols: int) -> Config:
+def _mma_tile(
+    op: ComputeOp, device: DeviceInfo, cfg: Config, form: MmaForm, kind: str, rows: int, cols: int, wi_rows: int,
+    wi_cols: int,
+) -> Config:
     """`cfg` on fragments of `kind` in work-group tiles of `rows` x `cols` (`_gpu_mma_tiles`).
-    The local copies keep `cfg`'s layouts, k first, which 16-bit fragments load by
-    transposed `ldmatrix`; a TF32 fragment has no transposed `ldmatrix`, so an input
-    stored with k along its last axis (matmul's A) keeps that layout in local memory,
-    which `ldmatrix` reads (H100, from flushed caches, in turns: TF32 4096^3 1.249 ->
-    1.172 ms, 2000^3 0.195 -> 0.188, 1000^3 0.062 -> 0.057, 1025^3 0.086 -> 0.085; f16
-    and bf16 in the same layout 1-5% slower than k first, and B copied with k last too
-    10-25% slower: its copy transposes)."""
+
+    16-bit kinds, on a device with `cp.async` and inputs whose rows are a multiple of
+    the copies' vectors (`COPY_LANES`): the local copies in the inputs' own layouts
+    (no copy transposes; `ldmatrix` loads A as it is, B transposed) filled by
+    asynchronous copies one local tile ahead (`prefetch = 3`). H100, from flushed
+    caches, in turns: f16 4096^3 1.122 -> 0.895 ms, 2000^3 0.180 -> 0.153, 1000^3
+    0.057 -> 0.051 (bf16 4096^3 1.121 -> 0.898); elsewhere (1025^3: unaligned rows,
+    whose copies could not move by `cp.async`: 0.067 -> 0.111) `cfg`'s layouts, k first,
+    loaded by transposed `ldmatrix`, the next tile through registers (`prefetch = 1`).
+
+    TF32 (no transposed `ldmatrix`, copies that round): an input stored with k along
+    its last axis (matmul's A) keeps that layout in local memory, which `ldmatrix`
+    reads, the next tile through registers (H100: TF32 4096^3 1.249 -> 1.172 ms, 2000^3
+    0.195 -> 0.188, 1000^3 0.062 -> 0.057, 1025^3 0.086 -> 0.085; B copied with k last
+    too 10-25% slower: its copy transposes; two local slots do not fit beside the
+    128 x 256 tile)."""
     num_wi, pt, lt = [1] * op.rank, [1] * op.rank, [1] * op.rank
     for d, wi, tile in ((form.i, wi_rows, rows), (form.j, wi_cols, cols)):
         num_wi[d], pt[d], lt[d] = wi, tile // wi, tile
     pt[form.k], lt[form.k] = SHAPES[kind][2], 16
     num_wg = [1 if d == form.k else ceildiv(n, lt[d]) for d, n in enumerate(op.sizes)]
     inputs = len(op.inputs)
-    layouts = list(cfg.buf_layout[0])
-    if kind == "tf32":
+    layouts, prefetch = list(cfg.buf_layout[0]), 1
+    shapes = [v.type.get_shape() for v in op.inputs]  # type: ignore[attr-defined]
+    if kind != "tf32" and device.async_copies and all(s[-1] % COPY_LANES == 0 for s in shapes):
+        layouts, prefetch = [tuple(range(len(s))) for s in shapes], 3
+    elif kind == "tf32":
         for b, maps in enumerate(op.input_maps):
             forms = linear_results(maps[0])
             if forms and [d for d, c in enumerate(forms[-1].coeffs) if c] == [form.k]:
@@ -298,7 +313,7 @@ def _mma_tile(op: ComputeOp, cfg: Config, form: MmaForm, kind: str, rows: int, c
         num_wg=tuple(num_wg), num_wi=tuple(num_wi), lt_size=tuple(lt), pt_size=tuple(pt),
         inp_mem=(("lcl",) * inputs, ("glb",) * inputs), res_mem=("prv",),
         ocl_dim=(_ocl_dims(num_wg), _ocl_dims(num_wi)), vector_width=1, combine_layer="end",
-        prefetch=1, lcl_pad=8, mma=kind, buf_layout=(tuple(layouts), cfg.buf_layout[1]),
+        prefetch=prefetch, lcl_pad=8, mma=kind, buf_layout=(tuple(layouts), cfg.buf_layout[1]),
     )  # fmt: skip
 
 

@@ -39,6 +39,10 @@ from mdh_ir.dialects.mdh import Combine, ComputeOp
 Loop = tuple[str, int]
 """A loop of the work-item's nest: (layer, dimension)."""
 
+COPY_LANES = 4
+"""Elements a cooperative copy into local memory moves at once when its innermost extent
+allows (`mdh-promote-memory`)."""
+
 FULL_UNROLL = 64
 """The longest constant loop touching private arrays that `lowlevel-expand` unrolls fully
 (so the arrays stay in registers); the defaults plan vector pieces within it."""

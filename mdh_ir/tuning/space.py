@@ -250,7 +250,7 @@ def sample_config(op: ComputeOp, device: DeviceInfo, trial: Trial, around: Confi
         combine_layer=choose(trial, "combine_layer", layer_choices) if "pw" in kinds else "end",
         vector_width=choose(trial, "vector_width", widths),
         unroll=choose(trial, "unroll", [1, 2, 4, 8]),
-        prefetch=choose(trial, "prefetch", [0, 1, 2]) if "lcl" in lcl else 0,
+        prefetch=choose(trial, "prefetch", [0, 1, 2, 3] if device.async_copies else [0, 1, 2]) if "lcl" in lcl else 0,
         lcl_pad=choose(trial, "lcl_pad", LCL_PADS) if any(
             m == "lcl" and r > 1 for m, r in zip(lcl, ranks)
         ) else 0,
