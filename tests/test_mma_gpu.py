@@ -22,8 +22,8 @@ from mdh_ir.schedule.constraints import violations
 from mdh_ir.schedule.default_config import default_config
 from mdh_ir.schedule.mma import SHAPES
 from mdh_ir.semantics.reference import find_compute, random_inputs
-from tests.lowering_check import check_outputs
 from mdh_ir.tuning.space import Infeasible, RandomTrial, sample_config
+from tests.lowering_check import check_outputs
 from tests.test_mma import SIZES, SIZES_16, kind_matmul, matmul, mma_config
 
 

@@ -66,7 +66,7 @@ func.func @mm(%A: memref<32x24xf16>, %B: memref<24x16xf16>) -> memref<32x16xf32>
 
 // lowlevel-expand-mma: the lanes' row starts go through local memory
 // (rows[warp][lane][axis]) between barriers; then lane (g, t) reads register q of
-// `ldmatrix` at the row that lane 8q + g gave, columns 2t and 2t + 1, and of
+// `ldmatrix` at the row that lane 8q + g gave (read once), columns 2t and 2t + 1, and of
 // `ldmatrix trans` at the rows that lanes 8q + 2t and 8q + 2t + 1 gave, column g.
 // EMULATE-LABEL: lowlevel.kernel @mm_0(
 // EMULATE:         %[[LANE:.*]] = arith.remui
@@ -79,14 +79,16 @@ func.func @mm(%A: memref<32x24xf16>, %B: memref<24x16xf16>) -> memref<32x16xf32>
 // EMULATE:         memref.store %{{.*}}, %[[ROWS]][%[[W]], %[[LANE]], %{{.*}}]
 // EMULATE:         memref.store %{{.*}}, %[[ROWS]][%[[W]], %[[LANE]], %{{.*}}]
 // EMULATE-NEXT:    lowlevel.barrier
-// EMULATE-NEXT:    %{{.*}} = arith.constant 2 : index
-// EMULATE-NEXT:    %[[T2:.*]] = arith.muli %[[T]], %{{.*}} : index
 // EMULATE:         %[[R:.*]] = memref.load %[[ROWS]][%[[W]], %[[G]], %{{.*}}]
 // EMULATE-NEXT:    %[[ROW:.*]] = arith.index_cast %[[R]] : i32 to index
 // EMULATE:         %[[C:.*]] = memref.load %[[ROWS]][%[[W]], %[[G]], %{{.*}}]
 // EMULATE-NEXT:    %[[COL:.*]] = arith.index_cast %[[C]] : i32 to index
+// EMULATE-NEXT:    %{{.*}} = arith.constant 2 : index
+// EMULATE-NEXT:    %[[T2:.*]] = arith.muli %[[T]], %{{.*}} : index
 // EMULATE-NEXT:    %[[AT:.*]] = arith.addi %[[COL]], %[[T2]] : index
 // EMULATE-NEXT:    memref.load %{{.*}}[%[[ROW]], %[[AT]]] : memref<32x24xf16, "lcl">
+// EMULATE:         %[[AT1:.*]] = arith.addi %[[COL]], %{{.*}} : index
+// EMULATE-NEXT:    memref.load %{{.*}}[%[[ROW]], %[[AT1]]] : memref<32x24xf16, "lcl">
 // EMULATE:         lowlevel.barrier
 // EMULATE:         lowlevel.barrier
 // EMULATE:         lowlevel.barrier

@@ -35,6 +35,7 @@ from xdsl.rewriter import Rewriter
 
 from mdh_ir.dialects.lowlevel import ALIGNMENT_ATTR, ASYNC_ATTR, AsyncWaitOp, CpAsyncOp, KernelOp, memory_space
 from mdh_ir.passes.kernel_stage import rewritten_by
+from mdh_ir.schedule.constraints import element_bytes
 
 CP_ASYNC_BYTES = (4, 8, 16)
 """The sizes one `cp.async` moves."""
@@ -42,9 +43,9 @@ CP_ASYNC_BYTES = (4, 8, 16)
 
 def value_bytes(t) -> int:
     """Bytes of a scalar or vector value of type `t`."""
-    lanes = t.get_shape()[0] if isinstance(t, VectorType) else 1
-    scalar = t.element_type if isinstance(t, VectorType) else t
-    return lanes * scalar.bitwidth // 8
+    if isinstance(t, VectorType):
+        return t.get_shape()[0] * element_bytes(t.element_type)
+    return element_bytes(t)
 
 
 def as_cp_async(store: Operation) -> CpAsyncOp | None:

@@ -97,15 +97,19 @@ def expand_ldmatrix(load: LdMatrixOp, lane: Lane, rows: SSAValue) -> None:
     e.op(BarrierOp())
     per = 4 // load.element_bytes
 
-    def element(source_lane: SSAValue, column: SSAValue) -> SSAValue:
-        start = [e.emit(arith.IndexCastOp(e.load(rows, [lane.warp, source_lane, x]), IndexType())) for x in range(rank)]
+    def row(source_lane: SSAValue) -> list[SSAValue]:
+        """The row start that `source_lane` gave."""
+        return [e.emit(arith.IndexCastOp(e.load(rows, [lane.warp, source_lane, x]), IndexType())) for x in range(rank)]
+
+    def element(start: list[SSAValue], column: SSAValue) -> SSAValue:
         return e.load(load.source, [*start[:-1], e.add(start[-1], column)])
 
     for q, d in enumerate(load.d):
         if load.trans is not None:
-            two = [element(e.add(e.mul(lane.t, 2), 8 * q + h), lane.g) for h in range(2)]
+            two = [element(row(e.add(e.mul(lane.t, 2), 8 * q + h)), lane.g) for h in range(2)]
         else:
-            two = [element(e.add(lane.g, 8 * q), e.add(e.mul(lane.t, per), x)) for x in range(per)]
+            start = row(e.add(lane.g, 8 * q))
+            two = [element(start, e.add(e.mul(lane.t, per), x)) for x in range(per)]
         d.replace_all_uses_with(two[0] if per == 1 else packed(e, *two))
     load.detach()
     load.erase()

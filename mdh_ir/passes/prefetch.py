@@ -89,7 +89,6 @@ from mdh_ir.dialects.lowlevel import (
     SlotOp,
     TileForOp,
     memory_space,
-    memref_bytes,
 )
 from mdh_ir.passes.align_vectors import divisor
 from mdh_ir.passes.async_copies import CP_ASYNC_BYTES
@@ -98,6 +97,7 @@ from mdh_ir.passes.carried import carried
 from mdh_ir.passes.emit import Emitter
 from mdh_ir.passes.kernel_stage import rewritten_by
 from mdh_ir.passes.promote_memory import alloc
+from mdh_ir.schedule.constraints import element_bytes
 
 PREFETCH_ELEMENTS = 64
 """Most elements a work-item stages for one copy (they are meant to stay in registers)."""
@@ -183,7 +183,7 @@ def moves_async(copy: CopyOp) -> bool:
     would wait there."""
     lanes, t = copy.lanes(), copy.source.type
     assert isinstance(t, MemRefType)
-    size = lanes * memref_bytes(MemRefType(t.element_type, [1]))
+    size = lanes * element_bytes(t.element_type)
     if size not in CP_ASYNC_BYTES or ROUND_ATTR in copy.attributes or copy.boundary.data == "zero":
         return False
     return lanes == 1 or (t.get_shape()[-1] % lanes == 0 and divisor(copy.base[-1]) % lanes == 0)

@@ -74,8 +74,6 @@ from mdh_ir.passes.kernel_stage import rewritten_by
 from mdh_ir.schedule.tiling import COPY_LANES, Box, TilePlan
 
 
-
-
 @dataclass
 class Cache:
     """A copy of a buffer's box: the buffer, its origin (logical axes) and axis order."""
@@ -199,11 +197,11 @@ def promote(kernel: KernelOp) -> None:
         round_at_copies(kernel, {cache.buffer for cache in caches.values()}, not truncated)
 
 
-def round_at_copies(kernel: KernelOp, cached: set[SSAValue], rounding: bool = True) -> None:
-    """The copies from global memory into the `cached` buffers round to TF32 (unless
-    not `rounding`), and the reads of those buffers no longer do (module docstring)."""
+def round_at_copies(kernel: KernelOp, cached: set[SSAValue], copies_round: bool) -> None:
+    """The copies from global memory into the `cached` buffers round to TF32 where
+    `copies_round`, and the reads of those buffers no longer do (module docstring)."""
     for copy in kernel.walk():
-        if rounding and isinstance(copy, CopyOp) and copy.dest in cached and copy.source not in cached:
+        if copies_round and isinstance(copy, CopyOp) and copy.dest in cached and copy.source not in cached:
             copy.attributes[ROUND_ATTR] = StringAttr("tf32")
     for rounding in list(kernel.walk()):
         if not isinstance(rounding, RoundTF32Op):
