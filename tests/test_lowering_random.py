@@ -204,11 +204,13 @@ def prefetched(module, config, kind: str) -> ModuleOp:
 
 def pipelined(module, config, kind: str) -> bool:
     """Whether `lowlevel-prefetch` does what `config.prefetch` asks: staged copies
-    (with 3, asynchronous ones), and with 2 or 3 local buffers in two slots."""
+    (with 3, asynchronous ones), and with 2 local buffers in two slots, with 3 in
+    `config.stages`."""
     ops = list(prefetched(module, config, kind).walk())
     copies = [o for o in ops if isinstance(o, CopyOp)]
     ahead = any(ASYNC_ATTR in o.attributes for o in copies) if config.prefetch == 3 else any(o.stage for o in copies)
-    return ahead and (config.prefetch < 2 or any(isinstance(o, SlotOp) for o in ops))
+    slots = {o.source.type.get_shape()[0] for o in ops if isinstance(o, SlotOp)}
+    return ahead and slots == ({config.stages} if config.prefetch == 3 else {2} if config.prefetch == 2 else set())
 
 
 def search(name: str, seed: int, sizes_of, pick):
@@ -232,13 +234,13 @@ def search(name: str, seed: int, sizes_of, pick):
     return None
 
 
-def draw_prefetch(name: str, seed: int, slots: int):
-    """Awkward sizes and a configuration with `prefetch = slots` whose innermost
-    local-tile loop has several steps and copies to stage or, with 3, to issue ahead
-    (and, with 2 or 3, barriers)."""
+def draw_prefetch(name: str, seed: int, mode: int, stages: int = 2):
+    """Awkward sizes and a configuration with `prefetch = mode` (and `stages`) whose
+    innermost local-tile loop has several steps and copies to stage or, with 3, to issue
+    ahead (and, with 2 or 3, barriers)."""
 
     def pick(module, op, cfg, info):
-        cfg = cfg.with_(prefetch=slots)
+        cfg = cfg.with_(prefetch=mode, stages=stages)
         return cfg if not violations(op, cfg, info) and pipelined(module, cfg, info.kind) else None
 
     return search(name, seed, awkward_sizes, pick)
@@ -248,12 +250,12 @@ def draw_prefetch(name: str, seed: int, slots: int):
 def test_prefetch(name: str) -> None:
     """Local tiles loaded one step ahead through private stages (partial last tiles,
     boundary modes, vector and single-element copies), in one local buffer or two used
-    in turn, or issued a step ahead as asynchronous copies into two (every third draw
-    each; synchronous on the test device), give the reference result."""
+    in turn, or issued 1 to 3 steps ahead as asynchronous copies into 2 to 4 (every
+    third draw each; synchronous on the test device), give the reference result."""
     for seed in range(LANE_DRAWS):
-        slots = 1 + seed % 3
-        drawn = draw_prefetch(name, seed, slots)
-        assert drawn is not None, f"no configuration of {name} with prefetch = {slots}"
+        mode, stages = 1 + seed % 3, 2 + (seed // 3 + 1) % 3 if seed % 3 == 2 else 2
+        drawn = draw_prefetch(name, seed, mode, stages)
+        assert drawn is not None, f"no configuration of {name} with prefetch = {mode}, stages = {stages}"
         check_draw(name, seed, *drawn)
 
 

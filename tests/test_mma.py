@@ -67,7 +67,7 @@ draw: emulated on PoCL each is a barrier pair and 64 FMAs, and PoCL takes minute
 build a work-group function of hundreds (a warp tile of 128 x 64 x 64: 256)."""
 
 
-def mma_config(op, info, rng: np.random.Generator, tries: int = 5000):
+def mma_config(op, info, rng: np.random.Generator, tries: int = 20000):
     """A legal configuration with mma other than "none" drawn from the tuning space,
     of at most `MOST_WARP_MMAS` mmas a warp and private tile."""
     for _ in range(tries):
@@ -291,17 +291,28 @@ def test_gpu_default_computes_tf32_on_fragments(sizes) -> None:
     check_outputs(module, inputs, run_emulated(module, cfg, inputs))
 
 
+GPU_DEFAULT_TILES = {
+    "tf32": [((4096,) * 3, (128, 256)), ((2000,) * 3, (128, 256)), ((1000,) * 3, (64, 128)),
+             ((128, 4096, 4096), None), ((768,) * 3, None)],
+    "f16": [((4096,) * 3, (64, 128)), ((2000,) * 3, (64, 128)), ((1000,) * 3, (64, 128)),
+            ((128, 4096, 4096), (64, 64)), ((768,) * 3, (64, 64)), ((384,) * 3, (64, 64)), ((256,) * 3, None)],
+}  # fmt: skip
+"""Sizes and the GPU default's work-group tile on tensor cores (None: the FP32 path)."""
+
+
 @pytest.mark.parametrize("kind", ["tf32", "f16", "bf16"])
 def test_gpu_default_tile_keeps_the_compute_units_busy(kind: str) -> None:
     """The GPU default on tensor cores takes the largest work-group tile whose
-    work-groups keep 3/4 of the compute units busy (132 here): 128 x 256 at 4096^3 and
-    2000^3 (128 work-groups), 64 x 128 at 1000^3 (128 of them); at 128 x 4096 x 4096 no
-    tile does (64 work-groups at most), and the FP32 path computes it."""
+    work-groups keep 3/4 of the compute units busy (132 here). TF32: 128 x 256 at
+    4096^3 and 2000^3 (128 work-groups), 64 x 128 at 1000^3 (128 of them); at
+    128 x 4096 x 4096 and 768^3 no tile does, and the FP32 path computes it. f16 / bf16
+    (asynchronous copies): 64 x 128, or 64 x 64 down to 1/8 of the compute units
+    (128 x 4096 x 4096: 128 work-groups, 384^3: 36), below that (256^3: 16) FP32."""
     gpu = with_tensor_cores(PRESETS["gpu"])
-    for sizes, tile in [((4096,) * 3, (128, 256)), ((2000,) * 3, (128, 256)), ((1000,) * 3, (64, 128)),
-                        ((128, 4096, 4096), None)]:  # fmt: skip
+    for sizes, tile in GPU_DEFAULT_TILES["tf32" if kind == "tf32" else "f16"]:
         cfg = default_config(find_compute(kind_matmul(kind, *sizes)), gpu)
-        assert (cfg.mma, cfg.lt_size[:2]) == ((kind, tile) if tile else ("none", cfg.lt_size[:2]))
+        assert (cfg.mma, cfg.lt_size[:2]) == ((kind, tile) if tile else ("none", cfg.lt_size[:2])), sizes
+        assert cfg.stages == (4 if tile and kind != "tf32" else 2), sizes
 
 
 @pytest.mark.parametrize(

@@ -65,8 +65,9 @@ def test_random_mma_configurations_on_tensor_cores(kind: str, sizes) -> None:
 def test_async_copies_on_the_device(kind: str, sizes) -> None:
     """`prefetch = 3`, the inputs in their own layouts in local memory: copies move by
     `cp.async` (TF32 unrounded: the tensor cores truncate) where their moves are 4, 8
-    or 16 aligned bytes (at 256 x 128 x 96 A's always are), the others staged; FP32
-    FMAs and fragments alike give the reference result."""
+    or 16 aligned bytes (at 256 x 128 x 96 A's always are), the others staged, 1 to 3
+    local tiles ahead (`stages` 2 to 4, in turn); FP32 FMAs and fragments alike give
+    the reference result."""
     module = matmul(*sizes, precision="ieee") if kind == "ieee" else kind_matmul(kind, *sizes)
     op = find_compute(module)
     info = device_info(DEVICE)
@@ -78,7 +79,7 @@ def test_async_copies_on_the_device(kind: str, sizes) -> None:
         except Infeasible:
             continue
         own = tuple(tuple(range(len(v.type.get_shape()))) for v in op.inputs)  # no copy transposes
-        cfg = cfg.with_(prefetch=3, buf_layout=(own, cfg.buf_layout[1]))
+        cfg = cfg.with_(prefetch=3, stages=2 + checked, buf_layout=(own, cfg.buf_layout[1]))
         if "lcl" not in cfg.inp_mem[0] or violations(op, cfg, info):
             continue
         compiled = compile_module(module, DEVICE, cfg)

@@ -15,8 +15,8 @@ ops step by step (DESIGN.md section 5):
 - `mdh-vectorize`: `view` (an accumulator of vector elements seen as scalars), and for
   the vector versions of scalar functions `mask_compare`, `mask_select` and `convert`
   (xDSL's arith compares, select and casts take scalars only);
-- `lowlevel-prefetch`: the `staged` halves of a `copy`, `slot` (one of a local tile's two
-  buffers), `async_wait` after asynchronous copies;
+- `lowlevel-prefetch`: the `staged` halves of a `copy`, `slot` (one of a local tile's
+  buffers), `async_commit` and `async_wait` around asynchronous copies;
 - `lowlevel-async-copies`: `cp_async`, one move of an asynchronous copy as PTX
   `cp.async` (devices that have it);
 - `lowlevel-expand`: `load_widened`, the read of a 16-bit float element (f16, bf16) as
@@ -714,8 +714,8 @@ class ViewOp(IRDLOperation):
 class SlotOp(IRDLOperation):
     """Slot `index` of `source` along its leading axis: `memref<n x S>` seen as `memref<S>`.
 
-    `lowlevel-prefetch` allocates a double-buffered local tile as two slots and gives
-    each step of the tile loop the slot of its parity.
+    `lowlevel-prefetch` allocates a multi-buffered local tile as n slots and gives
+    step s of the tile loop slot s mod n.
     """
 
     name = "lowlevel.slot"
@@ -919,14 +919,33 @@ class CpAsyncOp(IRDLOperation):
 
 
 @irdl_op_definition
-class AsyncWaitOp(IRDLOperation):
-    """Wait until the work-item's asynchronous copies (`cp_async`) are complete (PTX
-    `cp.async.wait_all`); a work-group barrier after it makes them visible to the
-    work-group."""
+class AsyncCommitOp(IRDLOperation):
+    """Close the work-item's group of the asynchronous copies (`cp_async`) issued since
+    the last one (PTX `cp.async.commit_group`; a group may be empty)."""
 
-    name = "lowlevel.async_wait"
+    name = "lowlevel.async_commit"
     traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
     assembly_format = "attr-dict"
+
+
+@irdl_op_definition
+class AsyncWaitOp(IRDLOperation):
+    """Wait until the work-item's asynchronous copies (`cp_async`) are complete but
+    those of its `pending` most recent groups (`async_commit`): PTX
+    `cp.async.wait_group pending`, `cp.async.wait_all` (every copy, committed or not)
+    for 0. A work-group barrier after it makes them visible to the work-group."""
+
+    name = "lowlevel.async_wait"
+    pending = opt_prop_def(IntegerAttr[I64])
+    traits = traits_def(MemoryReadEffect(), MemoryWriteEffect())
+    assembly_format = "(`pending` $pending^)? attr-dict"
+
+    def __init__(self, pending: int = 0):
+        super().__init__(properties={"pending": IntegerAttr(pending, 64)} if pending else {})
+
+    @property
+    def groups_pending(self) -> int:
+        return 0 if self.pending is None else self.pending.value.data
 
 
 @irdl_op_definition
@@ -1081,6 +1100,7 @@ LowLevel = Dialect(
         MmaOp,
         LdMatrixOp,
         CpAsyncOp,
+        AsyncCommitOp,
         AsyncWaitOp,
         AccumulateOp,
         CopyOp,

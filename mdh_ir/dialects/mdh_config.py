@@ -24,7 +24,7 @@ from mdh_ir.errors import ConfigError
 CONFIG_KEYS = (
     "num_wg", "num_wi", "lt_size", "pt_size", "inp_mem", "res_mem", "ocl_dim", "buf_layout",
     "loop_order", "combine_layer", "vector_width", "unroll", "prefetch", "lcl_pad", "wg_combine",
-    "mma",
+    "mma", "stages",
 )  # fmt: skip
 """The keys, in the order of `mdh_ir.schedule.config.Config`'s fields."""
 
@@ -37,6 +37,7 @@ MMA = ("none", "tf32", "f16", "bf16")
 """Tensor-core decisions: none, or warp-level `mma.sync` fragments of TF32, FP16 or BF16
 inputs (rules `tensor-cores`, `mma-inputs`, `implemented` of `schedule.constraints`)."""
 MAX_LCL_PAD = 8
+MAX_STAGES = 4
 
 ConfigValue = int | str | list["ConfigValue"]
 INT_RANGE = range(-(2**63), 2**63)
@@ -248,6 +249,10 @@ class _Shape:
     def check_lcl_pad(self, key: str, value: Any) -> None:
         if not isinstance(value, int) or not 0 <= value <= MAX_LCL_PAD:
             raise ConfigError(f"{key} must be an integer from 0 to {MAX_LCL_PAD}, got {value!r}")
+
+    def check_stages(self, key: str, value: Any) -> None:
+        if not isinstance(value, int) or not 2 <= value <= MAX_STAGES:
+            raise ConfigError(f"{key} must be an integer from 2 to {MAX_STAGES}, got {value!r}")
 
     def check_wg_combine(self, key: str, value: Any) -> None:
         self.one_of(key, value, WG_COMBINES)

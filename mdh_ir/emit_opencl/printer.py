@@ -54,6 +54,7 @@ from mdh_ir.dialects.lowlevel import (
     MmaOp,
     LdMatrixOp,
     CpAsyncOp,
+    AsyncCommitOp,
     AsyncWaitOp,
     RoundTF32Op,
     ConvertOp,
@@ -510,8 +511,13 @@ class OpenCLPrinter:
         text = f"cp.async.{level}.shared.global [%0], [%1], {size};"
         self.line(f'__asm__ volatile("{text}" :: "r"({dest}), "l"({source}) : "memory");')
 
+    def print_async_commit(self, op: AsyncCommitOp) -> None:
+        self.line('__asm__ volatile("cp.async.commit_group;" ::: "memory");')
+
     def print_async_wait(self, op: AsyncWaitOp) -> None:
-        self.line('__asm__ volatile("cp.async.wait_all;" ::: "memory");')
+        n = op.groups_pending
+        text = f"cp.async.wait_group {n};" if n else "cp.async.wait_all;"
+        self.line(f'__asm__ volatile("{text}" ::: "memory");')
 
     def print_broadcast(self, op: vector.BroadcastOp) -> None:
         self.define(op.vector, f"({c_type(op.vector.type)})({self.name(op.source)})")
@@ -623,6 +629,7 @@ class OpenCLPrinter:
         MmaOp: print_mma,
         LdMatrixOp: print_ldmatrix,
         CpAsyncOp: print_cp_async,
+        AsyncCommitOp: print_async_commit,
         AsyncWaitOp: print_async_wait,
         vector.ExtractOp: print_extract,
         scf.ForOp: print_for,

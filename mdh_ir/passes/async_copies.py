@@ -1,8 +1,8 @@
 """`lowlevel-async-copies`: the moves of asynchronous copies as `cp.async`, or as they are.
 
-`lowlevel-prefetch` (`prefetch = 3`) issues the next local tile's copies one step ahead
-as asynchronous copies and waits for them (`lowlevel.async_wait`) before the barrier of
-the step that reads them; `lowlevel-expand` moves their elements as loads and stores,
+`lowlevel-prefetch` (`prefetch = 3`) issues local tiles' copies `stages - 1` steps
+ahead as asynchronous copies, a group a step (`lowlevel.async_commit`), and waits for
+a step's group (`lowlevel.async_wait`) before the barrier of the step that reads it; `lowlevel-expand` moves their elements as loads and stores,
 the stores marked `async`. With `cp_async` (a device that has PTX `cp.async`: NVIDIA
 compute capability 8.0 and later, `DeviceInfo.async_copies`) each marked store of a
 value loaded straight from global memory (a load that nothing else uses) becomes one
@@ -12,7 +12,7 @@ bytes): the data goes to local memory without registers while the work-item comp
 on the current tile. Moves it cannot take (16-bit elements one at a time, a rounding or
 a boundary's select between load and store, an unaligned vector) stay a synchronous
 load and store, complete before the wait. Without `cp_async` every move stays as it is
-and the waits are dropped. The marks go either way.
+and the commits and waits are dropped. The marks go either way.
 
     mdh-opt -p 'lowlevel-async-copies{cp_async=true}' f.mlir
 
@@ -33,7 +33,15 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 
-from mdh_ir.dialects.lowlevel import ALIGNMENT_ATTR, ASYNC_ATTR, AsyncWaitOp, CpAsyncOp, KernelOp, memory_space
+from mdh_ir.dialects.lowlevel import (
+    ALIGNMENT_ATTR,
+    ASYNC_ATTR,
+    AsyncCommitOp,
+    AsyncWaitOp,
+    CpAsyncOp,
+    KernelOp,
+    memory_space,
+)
 from mdh_ir.passes.kernel_stage import rewritten_by
 from mdh_ir.schedule.constraints import element_bytes
 
@@ -72,7 +80,7 @@ def as_cp_async(store: Operation) -> CpAsyncOp | None:
 
 def rewrite(kernel: KernelOp, cp_async: bool) -> None:
     for op in list(kernel.walk()):
-        if isinstance(op, AsyncWaitOp) and not cp_async:
+        if isinstance(op, AsyncWaitOp | AsyncCommitOp) and not cp_async:
             Rewriter.erase_op(op)
         elif ASYNC_ATTR in op.attributes:
             del op.attributes[ASYNC_ATTR]

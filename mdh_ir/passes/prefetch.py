@@ -3,7 +3,7 @@
 Software pipelining: the next local tile's inputs are loaded into registers while the
 work-group computes on this one (`prefetch = 1`), optionally into a second local
 buffer so that a step needs one barrier (`prefetch = 2`), or copied asynchronously
-into the second buffer (`prefetch = 3`).
+`stages - 1` tiles ahead into `stages` buffers (`prefetch = 3`).
 
 `mdh-promote-memory` gives the innermost local-tile loop cooperative copies into local
 memory between barriers. With `prefetch = 1` each copy is split into its two halves
@@ -44,27 +44,36 @@ reads) moves after the loop, one barrier a step. H100, GEMM 4096^3: faster with 
 of 16 (5.37 -> 4.88 ms) and for the default (4.26 -> 4.23 ms), slower for the tuned
 tiles (3.48 -> 3.59 ms), hence a tuning choice.
 
-With `prefetch = 3` the loop gets the two slots, and the copies that can move by
-`cp.async` (`moves_async`) are issued one step ahead as asynchronous copies into the
-next step's slot, without registers:
+With `prefetch = 3` the loop gets `stages` slots (S), and the copies that can move by
+`cp.async` (`moves_async`) are issued S - 1 steps ahead as asynchronous copies into
+that step's slot, without registers, one group of copies a step:
 
-    if (first start < end) { lowlevel.copy ... -> slot 0 {async} }
+    for s in 0 .. S - 2:
+      if (start of step s < end) { lowlevel.copy ... -> slot s {async} }
+      lowlevel.async_commit
     lowlevel.tile_for "lt" ... (%step, %start, %size) {
-      lowlevel.async_wait                        this step's copies are complete
+      lowlevel.async_wait pending S - 2          this step's group is complete
       lowlevel.barrier                           every work-item's, and step - 1 is done
-      scf.if (%start + parts * tile < end) {
-        lowlevel.copy %b[origin(next start)] -> slot (%step + 1) % 2 {async}
+      scf.if (%start + (S - 1) * parts * tile < end) {
+        lowlevel.copy %b[origin(that start)] -> slot (%step + S - 1) % S {async}
       }
-      ...                                        compute on slot %step % 2
+      lowlevel.async_commit
+      ...                                        compute on slot %step % S
     }
     lowlevel.barrier
 
+(slot (%step + S - 1) % S was step - 1's, which every work-item has finished at this
+step's barrier).
 The others (16-bit elements one at a time, a rounding, unaligned vectors) are staged as
 with `prefetch = 2`. `lowlevel-async-copies` makes the asynchronous copies' moves
 `cp.async` on a device that has it; elsewhere they run as ordinary moves and the
 program is the same computation. H100, f16 matmul on tensor cores, the GPU default's
 128 x 256 tiles: 4096^3 1.123 -> 0.920 ms (A copied k-first: its transposing moves are
-staged), 0.902 with both copies asynchronous; f16 1000^3 0.057 -> 0.052 ms.
+staged), 0.902 with both copies asynchronous; f16 1000^3 0.057 -> 0.052 ms. Tiles of
+64 x 128 (4 warps), local tiles of 32 along k in S = 2 slots against 16 along k in
+S = 3 / 4 (the same local memory and more): f16 1000^3 0.0378 -> 0.0358 / 0.0309 ms,
+2000^3 0.135 -> 0.126 / 0.121, 3000^3 0.350 -> 0.356 / 0.335, 4096^3 0.721 -> 0.721 /
+0.716.
 """
 
 from collections.abc import Callable, Sequence
@@ -80,6 +89,7 @@ from xdsl.traits import is_side_effect_free
 from mdh_ir.dialects.lowlevel import (
     ASYNC_ATTR,
     LCL,
+    AsyncCommitOp,
     PRV,
     ROUND_ATTR,
     AsyncWaitOp,
@@ -147,21 +157,21 @@ def load_halves(e: Emitter, copies: Sequence[CopyOp], stages: Sequence[SSAValue]
 
 def async_clones(e: Emitter, copies: Sequence[CopyOp], mapping: dict[SSAValue, SSAValue], slot: SSAValue) -> None:
     """`copies` with their operands mapped by `mapping` (`step_mapping`) into slot
-    `slot` of their double buffers, asynchronous."""
+    `slot` of their buffers, asynchronous."""
     for copy in copies:
-        assert isinstance(copy.dest.owner, SlotOp), "double_buffer gave the copy a slot"
+        assert isinstance(copy.dest.owner, SlotOp), "multi_buffer gave the copy a slot"
         into = {**mapping, copy.dest: e.emit(SlotOp(copy.dest.owner.source, slot))}
         clone = e.op(copy.clone(into))
         clone.attributes[ASYNC_ATTR] = UnitAttr()
 
 
 def step_args(
-    e: Emitter, loop: TileForOp, used: set[SSAValue], first: bool, start: SSAValue, end: SSAValue
+    e: Emitter, loop: TileForOp, used: set[SSAValue], step: Callable[[], SSAValue], start: SSAValue, end: SSAValue
 ) -> dict[SSAValue, SSAValue]:
-    """The block arguments of `loop` that `used` holds, for its first step or the one
-    after the current one, starting at `start`."""
+    """The block arguments of `loop` that `used` holds, for the step `step()` starting
+    at `start`."""
     values = {
-        loop.step: lambda: e.const(0) if first else e.add(loop.step, 1),
+        loop.step: step,
         loop.tile_start: lambda: start,
         loop.tile_size: lambda: e.min(loop.tile.value.data, e.sub(end, start)),
     }
@@ -206,54 +216,69 @@ def stage_copies(kernel: KernelOp, loop: TileForOp, copies: Sequence[CopyOp]) ->
         Rewriter.replace_op(copy, copy.staged("store", stage, copy.base, copy.worker))
 
 
+Issue = Callable[[Emitter, dict[SSAValue, SSAValue], Callable[[], SSAValue]], None]
+"""Emits copies with a step's values (`step_mapping`) and the step's index."""
+
+
 def ahead(
-    loop: TileForOp, copies: Sequence[CopyOp], chain: list[Operation], barrier: Operation,
-    issue: Callable[[Emitter, dict[SSAValue, SSAValue], bool], None],
+    loop: TileForOp, copies: Sequence[CopyOp], chain: list[Operation], barrier: Operation, issue: Issue,
+    distance: int = 1, closing: Callable[[Emitter], None] | None = None,
 ) -> None:
-    """Issue `copies` one step ahead: the first step's before `loop` (where it has one),
-    the next step's after `barrier` (where there is one); `issue(e, mapping, first)`
-    emits them with that step's values (`step_mapping` of `chain`)."""
+    """Issue `copies` `distance` steps ahead: the first `distance` steps' before `loop`
+    (each where the loop has it), step + `distance`'s after `barrier` (where there is
+    one); `issue(e, mapping, step)` emits them with that step's values (`step_mapping` of
+    `chain`) and index; `closing(e)` follows each step's copies, whether it has them."""
     block = loop.body.block
     used = {v for op in [*chain, *copies] for v in op.operands if v in block.args}
     tile, parts = loop.tile.value.data, loop.parts.value.data
     e = Emitter.before(loop)
     first, end = e.add(loop.start, e.mul(loop.part, tile)), e.add(loop.start, loop.size)
-    before = e.if_(e.cmp("slt", first, end))
-    if before is not None:
-        issue(before, step_mapping(before, chain, step_args(before, loop, used, True, first, end), False), True)
+    for s in range(distance):
+        start = e.add(first, s * parts * tile)
+        before = e.if_(e.cmp("slt", start, end))
+        if before is not None:
+            step = lambda e=before, s=s: e.const(s)  # noqa: E731
+            issue(before, step_mapping(before, chain, step_args(before, loop, used, step, start, end), False), step)
+        if closing is not None:
+            closing(e)
     inner = Emitter(InsertPoint.after(barrier))
-    start = inner.add(loop.tile_start, parts * tile)
+    start = inner.add(loop.tile_start, distance * parts * tile)
     then = inner.if_(inner.cmp("slt", start, end))
     if then is not None:
-        issue(then, step_mapping(then, chain, step_args(then, loop, used, False, start, end), True), False)
+        step = lambda: then.add(loop.step, distance)  # noqa: E731
+        issue(then, step_mapping(then, chain, step_args(then, loop, used, step, start, end), True), step)
+    if closing is not None:
+        closing(inner)
 
 
-def copy_ahead(loop: TileForOp, copies: Sequence[CopyOp]) -> None:
-    """`prefetch = 3` after `double_buffer`: `copies` (at the top of `loop`) become
-    asynchronous copies of the next step's tile into its slot, issued after the step's
-    barrier (the first step's before the loop), and an `async_wait` before that
-    barrier completes this step's."""
+def copy_ahead(loop: TileForOp, copies: Sequence[CopyOp], slots: int) -> None:
+    """`prefetch = 3` after `multi_buffer` into `slots` slots: `copies` (at the top of
+    `loop`) become asynchronous copies of the tile `slots - 1` steps ahead into its
+    slot, issued after the step's barrier (the first `slots - 1` steps' before the
+    loop), a group a step (`async_commit`), and an `async_wait` before that barrier
+    completes this step's group (at most `slots - 2` later groups pending)."""
     block = loop.body.block
     barrier = next((o for o in block.ops if isinstance(o, BarrierOp)), None)
     chain = index_chain([v for c in copies for v in (*c.base, c.worker)], block)
     if not copies or barrier is None or chain is None:
         return
 
-    def issue(e: Emitter, mapping: dict[SSAValue, SSAValue], first: bool) -> None:
-        async_clones(e, copies, mapping, e.const(0) if first else e.rem(e.add(loop.step, 1), 2))
+    def issue(e: Emitter, mapping: dict[SSAValue, SSAValue], step: Callable[[], SSAValue]) -> None:
+        async_clones(e, copies, mapping, e.rem(step(), slots))
 
-    ahead(loop, copies, chain, barrier, issue)
-    Rewriter.insert_op(AsyncWaitOp(), InsertPoint.before(barrier))
+    ahead(loop, copies, chain, barrier, issue, slots - 1, lambda e: e.op(AsyncCommitOp()))
+    Rewriter.insert_op(AsyncWaitOp(slots - 2), InsertPoint.before(barrier))
     for copy in copies:
         Rewriter.erase_op(copy)
 
 
-def double_buffer(kernel: KernelOp, loop: TileForOp) -> bool:
-    """Give each local buffer that `loop` copies into two slots, the steps using them in
-    turn (slot `step % 2`; ops before the loop see slot 0), and move the barrier that
-    ends each step after the loop: a work-item storing step s + 1's tile has passed
-    step s's barrier, so every work-item is done with step s - 1's tile, the one in
-    that slot. False (nothing changed) where the loop has no barrier ending its steps."""
+def multi_buffer(kernel: KernelOp, loop: TileForOp, slots: int) -> bool:
+    """Give each local buffer that `loop` copies into `slots` slots, the steps using
+    them in turn (slot `step % slots`; ops before the loop see slot 0), and move the
+    barrier that ends each step after the loop: a work-item storing step s + slots - 1's
+    tile has passed step s's barrier, so every work-item is done with step s - 1's
+    tile, the one in that slot. False (nothing changed) where the loop has no barrier
+    ending its steps."""
     block = loop.body.block
     barriers = [op for op in block.ops if isinstance(op, BarrierOp)]
     if len(barriers) < 2:
@@ -262,15 +287,15 @@ def double_buffer(kernel: KernelOp, loop: TileForOp) -> bool:
         op.dest for op in block.ops if isinstance(op, CopyOp) and memory_space(op.dest.type) == "lcl"
     ))  # fmt: skip
     e = Emitter.at_start(block)
-    parity = e.rem(loop.step, 2)
+    turn = e.rem(loop.step, slots)
     for buffer in buffers:
         t = buffer.type
-        double = alloc(kernel, t.element_type, [2, *t.get_shape()], LCL)  # type: ignore[attr-defined]
-        slot = e.emit(SlotOp(double, parity))
+        multi = alloc(kernel, t.element_type, [slots, *t.get_shape()], LCL)  # type: ignore[attr-defined]
+        slot = e.emit(SlotOp(multi, turn))
         outside = [use for use in buffer.uses if not loop.is_ancestor(use.operation)]
         if outside:
-            after = Emitter(InsertPoint.after(double.owner))  # type: ignore[arg-type]
-            first = after.emit(SlotOp(double, after.const(0)))
+            after = Emitter(InsertPoint.after(multi.owner))  # type: ignore[arg-type]
+            first = after.emit(SlotOp(multi, after.const(0)))
             for use in outside:
                 use.operation.operands[use.index] = first
         buffer.replace_all_uses_with(slot)
@@ -281,20 +306,20 @@ def double_buffer(kernel: KernelOp, loop: TileForOp) -> bool:
     return True
 
 
-def prefetch(kernel: KernelOp, mode: int) -> None:
+def prefetch(kernel: KernelOp, mode: int, stages: int) -> None:
     local = tile_chain(kernel, "lt")
     if not local or local[-1].max_trips.value.data <= 1:
         return
     loop = local[-1]
     if mode == 3:
-        if double_buffer(kernel, loop):
+        if multi_buffer(kernel, loop, stages):
             copies = top_copies(loop)
-            copy_ahead(loop, [c for c in copies if moves_async(c)])
+            copy_ahead(loop, [c for c in copies if moves_async(c)], stages)
             stage_copies(kernel, loop, [c for c in copies if not moves_async(c)])
         return
     stage_copies(kernel, loop, top_copies(loop))
     if mode == 2:
-        double_buffer(kernel, loop)
+        multi_buffer(kernel, loop, 2)
 
 
 @dataclass(frozen=True)
@@ -304,6 +329,6 @@ class LowLevelPrefetch(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for kernel in rewritten_by(self.name, op):
             if any(isinstance(o, CopyOp) for o in kernel.walk()):
-                mode = carried(kernel, kernel.function_type.inputs.data).cfg.prefetch
-                if mode:
-                    prefetch(kernel, mode)
+                cfg = carried(kernel, kernel.function_type.inputs.data).cfg
+                if cfg.prefetch:
+                    prefetch(kernel, cfg.prefetch, cfg.stages)

@@ -21,6 +21,7 @@ Keys (D = number of dimensions, B = input buffers, K = output buffers):
 | wg_combine | 1 | "kernel" or "last": who combines the partial results of work-groups that share a pw dimension, a second kernel or the last of them to finish (per kept work-group) |
 | lcl_pad | 1 | elements added to each row (innermost axis) of a local buffer of two or more axes, against bank conflicts: 0 to 8 |
 | mma | 1 | "none", "tf32", "f16" or "bf16": the innermost register tile computed with warp-level tensor-core `mma.sync` fragments of those inputs (rules `mma-inputs`, `mma`) |
+| stages | 1 | 2 to 4: with `prefetch = 3`, the local tiles' slots the asynchronous copies fill in turn, `stages - 1` tiles ahead of the one computed on (rule `stages`) |
 """
 
 from __future__ import annotations
@@ -51,6 +52,7 @@ class Config:
     lcl_pad: int = 0
     wg_combine: str = "kernel"
     mma: str = "none"
+    stages: int = 2
 
     @staticmethod
     def keys() -> list[str]:
@@ -85,7 +87,7 @@ class Config:
         return replace(self, **changes)
 
 
-_OPTIONAL = ("combine_layer", "vector_width", "unroll", "prefetch", "lcl_pad", "wg_combine", "mma")
+_OPTIONAL = ("combine_layer", "vector_width", "unroll", "prefetch", "lcl_pad", "wg_combine", "mma", "stages")
 
 
 def _to_lists(value: Any) -> Any:

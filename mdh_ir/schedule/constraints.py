@@ -17,7 +17,7 @@ bound a resource name the limit and the device model it comes from in their mess
 | index-range | NDRange, dimension sizes, buffers and every index computed for a read (before a boundary mode folds it back, and inside that folding) stay below 2^31: generated index arithmetic is 32-bit `int` |
 | global-memory | inputs, outputs and temporary buffers (work-group partial results, scan chunk totals) together fit the device's global memory |
 | cache-box | a cached buffer's accesses differ by constants only (one box holds them) |
-| local-memory | local caches, accumulators, the work-item combine, the last work-group's combine and the mma exchange band (16 fragment rows by the step block's columns) fit local memory; so do a scan kernel's staged chunks and work-item totals |
+| local-memory | local caches (two slots with prefetch 2, `stages` with prefetch 3), accumulators, the work-item combine, the last work-group's combine and the mma exchange band (16 fragment rows by the step block's columns) fit local memory; so do a scan kernel's staged chunks and work-item totals |
 | private-memory | private caches, accumulators and mma accumulator fragments fit the private budget |
 | wi-combine | work-items can combine partial results (needs combine_layer "end"/"lt" and res_mem "prv"/"lcl" when a pw dimension has num_wi > 1) |
 | wg-combine | wg_combine "last" only on a device whose global-memory fences order across work-groups (`DeviceInfo.fences_across_groups`) |
@@ -28,6 +28,7 @@ bound a resource name the limit and the device model it comes from in their mess
 | mma-inputs | mma "tf32" only for an op whose precision is "tf32" (f32 inputs are never rounded unasked), "f16" / "bf16" only for an op whose inputs are all f16 / bf16 |
 | rows | an op with row statistics has one work-group along every dimension a statistic reduces: each work-group holds whole rows, so each phase of its kernel reads statistics its own work-group wrote (`mdh-split-stats`) |
 | mma | mma other than "none" only where its fragments can compute the private tiles (`mdh_ir.schedule.mma.MmaPlan`): a sum of products of two reads A(i, k) B(k, j) into C(i, j) (one pw dimension, combine add, the scalar function a multiplication); both inputs cached in local memory (fragments load from there) and not in private memory; res_mem "prv" and combine_layer "end" or "lt" (fragments meet the work-items' accumulators after their scope); vector_width 1; num_wi 1 along k (each warp takes the whole reduction) and pt_size of k a multiple of the fragment's K (8 for "tf32", 16 for "f16" and "bf16"); a work-group of whole warps (32 work-items) whose step block (num_wi * pt_size along i and j) splits into one warp tile of whole 16 x 8 fragments per warp |
+| stages | stages other than 2 only with prefetch 3 (the slots of asynchronous copies) |
 | implemented | res_mem is not "lcl" (not generated yet) |
 """
 
@@ -74,7 +75,7 @@ def ocl_sizes(cfg: Config) -> tuple[list[int], list[int]]:
 
 def local_bytes(plan: TilePlan) -> int:
     op, cfg = plan.op, plan.cfg
-    slots = 2 if cfg.prefetch >= 2 else 1
+    slots = cfg.stages if cfg.prefetch == 3 else 2 if cfg.prefetch == 2 else 1
     total = slots * sum(
         prod(plan.local_shape(b)) * element_bytes(op.input_element_types[b])
         for b in plan.cached("lt")
@@ -327,6 +328,7 @@ def violations(op: ComputeOp, cfg: Config, device: DeviceInfo | None = None) -> 
             f"mma '{cfg.mma}' needs tensor cores (NVIDIA's compute capability 8.0 or later), "
             f"which {device.model} does not have (compute capability {device.compute_capability})",
         )
+    rule("stages", cfg.stages == 2 or cfg.prefetch == 3, f"stages {cfg.stages} needs prefetch 3 (asynchronous copies)")
     rule("implemented", "lcl" not in cfg.res_mem, "res_mem 'lcl' is not generated yet")
     if cfg.mma != "none" and isinstance(problem := MmaPlan.of(plan), str):
         found.append(Violation("mma", problem))

@@ -235,6 +235,18 @@ MMA_TILES = ((128, 256, 16, 16), (256, 128, 16, 16), (128, 128, 16, 8), (64, 128
 """The work-group tiles of the GPU default on tensor cores, largest first: rows, columns,
 and the work-items along each (8 x 8 outputs each, so 16 x 16 work-items are 8 warps of
 64 x 64 outputs and 16 x 8 are 4 warps of 64 x 32 or 32 x 64)."""
+ASYNC_MMA_TILES = ((64, 128, 8, 16), (128, 64, 16, 8), (64, 64, 8, 8))
+"""The work-group tiles of the GPU default on tensor cores where asynchronous copies
+fill the local tiles (`_async_copies`), largest first: 4 (or 2) warps of 32 x 64 (or
+64 x 32) outputs, several work-groups a compute unit, each `MMA_STAGES - 1` local tiles
+ahead."""
+MMA_STAGES = 4
+ASYNC_SMALLEST_BUSY = 1 / 8
+"""The share of compute units the smallest of `ASYNC_MMA_TILES` must keep busy (the
+others: `MMA_BUSY`). H100, f16, against the FP32 path: 36-128 work-groups of it were
+1.6-4.2x faster (384^3 to 768^3, 64 x 4096 x 4096); 16 were faster at 256^3 (0.60x
+the time) and slower at 256 x 256 x 8192 (1.22x), one reduction step a work-group at
+a time."""
 MMA_BUSY = 3 / 4
 """The share of compute units that the work-groups of the GPU default's tile on tensor
 cores must at least keep busy (`_gpu_mma_tiles`)."""
@@ -244,9 +256,15 @@ def _gpu_mma_tiles(op: ComputeOp, device: DeviceInfo, cfg: Config) -> Config | N
     """For an op whose form is a sum of products (`MmaForm`) and whose inputs tensor
     cores read (`mma_kind`: precision "tf32", or f16 / bf16 inputs), on a device with
     tensor cores: `cfg` computing its private tiles on warp fragments (`mma`), in the
-    largest legal work-group tile of `MMA_TILES` within the sizes whose work-groups keep
-    `MMA_BUSY` of the compute units busy (larger tiles read each input fewer times, but
-    leave compute units idle); None where none does, for the FP32 path. H100, from
+    largest legal work-group tile of `MMA_TILES` (`ASYNC_MMA_TILES` where asynchronous
+    copies fill the local tiles) within the sizes whose work-groups keep `MMA_BUSY` of
+    the compute units busy (`ASYNC_SMALLEST_BUSY` for the smallest asynchronous tile;
+    larger tiles read each input fewer times, but leave compute units idle); None where
+    none does, for the FP32 path. f16 on an H100, same runs, from flushed caches, these
+    tiles 4 stages deep against the former 128 x 256 (or 64 x 128, or FP32 path) one
+    tile ahead: 4096^3 0.898 -> 0.698 ms, 3000^3 0.527 -> 0.335, 2000^3 0.154 -> 0.121,
+    1536^3 0.107 -> 0.058, 1000^3 0.051 -> 0.030, 768^3 0.071 -> 0.017, 512^3 0.023 ->
+    0.012, 128 x 4096 x 4096 0.165 -> 0.060, 8192 x 8192 x 1024 1.528 -> 0.914. H100, from
     flushed caches: TF32 128 x 4096 x 4096 (64 work-groups at most) 0.215 ms on tensor
     cores against 0.121 ms on the FP32 path; 1000^3 (128 of 64 x 128) 0.070 against
     0.075 ms. Private tiles of 8 x 8 x K (or 8 x 16, 16 x 8), k in local tiles of 16,
@@ -264,9 +282,11 @@ def _gpu_mma_tiles(op: ComputeOp, device: DeviceInfo, cfg: Config) -> Config | N
     form = MmaForm.of(op)
     assert not isinstance(form, str)
     rows, cols = op.sizes[form.i], op.sizes[form.j]
-    busy = MMA_BUSY * device.compute_units
-    for tile in MMA_TILES:
-        if tile[0] <= rows and tile[1] <= cols and ceildiv(rows, tile[0]) * ceildiv(cols, tile[1]) >= busy:
+    pipelined = _async_copies(op, device, kind)
+    for tile in ASYNC_MMA_TILES if pipelined else MMA_TILES:
+        groups = ceildiv(rows, tile[0]) * ceildiv(cols, tile[1])
+        least = ASYNC_SMALLEST_BUSY if pipelined and tile == ASYNC_MMA_TILES[-1] else MMA_BUSY
+        if tile[0] <= rows and tile[1] <= cols and groups >= least * device.compute_units:
             fragments = _mma_tile(op, device, cfg, form, kind, *tile)
             if not violations(op, fragments, device):
                 return fragments
@@ -280,9 +300,10 @@ def _mma_tile(
     """`cfg` on fragments of `kind` in work-group tiles of `rows` x `cols` (`_gpu_mma_tiles`).
 
     16-bit kinds, on a device with `cp.async` and inputs whose rows are a multiple of
-    the copies' vectors (`COPY_LANES`): the local copies in the inputs' own layouts
+    the copies' vectors (`_async_copies`): the local copies in the inputs' own layouts
     (no copy transposes; `ldmatrix` loads A as it is, B transposed) filled by
-    asynchronous copies one local tile ahead (`prefetch = 3`). H100, from flushed
+    asynchronous copies `MMA_STAGES - 1` local tiles ahead (`prefetch = 3`, `stages`;
+    one ahead, in 128 x 256 tiles): H100, from flushed
     caches, in turns: f16 4096^3 1.122 -> 0.895 ms, 2000^3 0.180 -> 0.153, 1000^3
     0.057 -> 0.051 (bf16 4096^3 1.121 -> 0.898); elsewhere (1025^3: unaligned rows,
     whose copies could not move by `cp.async`: 0.067 -> 0.111) `cfg`'s layouts, k first,
@@ -300,10 +321,10 @@ def _mma_tile(
     pt[form.k], lt[form.k] = SHAPES[kind][2], 16
     num_wg = [1 if d == form.k else ceildiv(n, lt[d]) for d, n in enumerate(op.sizes)]
     inputs = len(op.inputs)
-    layouts, prefetch = list(cfg.buf_layout[0]), 1
-    shapes = [v.type.get_shape() for v in op.inputs]  # type: ignore[attr-defined]
-    if kind != "tf32" and device.async_copies and all(s[-1] % COPY_LANES == 0 for s in shapes):
-        layouts, prefetch = [tuple(range(len(s))) for s in shapes], 3
+    layouts, prefetch, stages = list(cfg.buf_layout[0]), 1, 2
+    if _async_copies(op, device, kind):
+        layouts = [tuple(range(len(v.type.get_shape()))) for v in op.inputs]  # type: ignore[attr-defined]
+        prefetch, stages = 3, MMA_STAGES
     elif kind == "tf32":
         for b, maps in enumerate(op.input_maps):
             forms = linear_results(maps[0])
@@ -313,8 +334,16 @@ def _mma_tile(
         num_wg=tuple(num_wg), num_wi=tuple(num_wi), lt_size=tuple(lt), pt_size=tuple(pt),
         inp_mem=(("lcl",) * inputs, ("glb",) * inputs), res_mem=("prv",),
         ocl_dim=(_ocl_dims(num_wg), _ocl_dims(num_wi)), vector_width=1, combine_layer="end",
-        prefetch=prefetch, lcl_pad=8, mma=kind, buf_layout=(tuple(layouts), cfg.buf_layout[1]),
+        prefetch=prefetch, lcl_pad=8, mma=kind, buf_layout=(tuple(layouts), cfg.buf_layout[1]), stages=stages,
     )  # fmt: skip
+
+
+def _async_copies(op: ComputeOp, device: DeviceInfo, kind: str) -> bool:
+    """Whether the GPU default fills the local tiles of fragments of `kind` by
+    asynchronous copies (`_mma_tile`): 16-bit kinds on a device with `cp.async`,
+    inputs whose rows are a multiple of the copies' vectors (`COPY_LANES`)."""
+    shapes = [v.type.get_shape() for v in op.inputs]  # type: ignore[attr-defined]
+    return kind != "tf32" and device.async_copies and all(s[-1] % COPY_LANES == 0 for s in shapes)
 
 
 def _skinny_rows(

@@ -11,7 +11,8 @@ that cannot change the program are not drawn: the layout of a buffer that is not
 cached, the OpenCL dimension of a dimension with one work-group or one work-item (2),
 the combine layer of a computation without reductions, the order of the local-tile
 loops when at most one of them takes more than one step (identity), `prefetch` without
-local buffers, `lcl_pad` without a local buffer of two or more axes, `wg_combine`
+local buffers, `stages` without `prefetch = 3`, `lcl_pad` without a local buffer of
+two or more axes, `wg_combine`
 without a pw dimension split across work-groups. `mma` is drawn first, between "none"
 and the one kind the op's inputs allow (`mma_kind`: "tf32" for precision "tf32", "f16"
 / "bf16" for inputs all f16 / bf16), and only on a device with tensor cores for an op
@@ -44,6 +45,9 @@ from mdh_ir.dialects.mdh import ComputeOp
 from mdh_ir.dialects.mdh_config import WG_COMBINES
 from mdh_ir.schedule.mma import SHAPES, MmaForm
 from mdh_ir.schedule.tiling import TilePlan, ceildiv
+
+STAGES = [2, 3, 4]
+"""`stages` choices (`prefetch = 3`): how many local tiles asynchronous copies fill ahead."""
 
 LCL_PADS = [0, 1, 4, 8]
 """`lcl_pad` choices: one element shifts each row to the next bank; 4 and 8 keep rows
@@ -140,7 +144,7 @@ def _replay(op: ComputeOp, device: DeviceInfo, cfg: Config) -> tuple[Config, dic
     targets: dict[str, Any] = dict(res_mem=cfg.res_mem[0], combine_layer=cfg.combine_layer)
     targets.update(
         vector_width=cfg.vector_width, unroll=cfg.unroll, prefetch=cfg.prefetch, lcl_pad=cfg.lcl_pad,
-        wg_combine=cfg.wg_combine, mma=cfg.mma,
+        wg_combine=cfg.wg_combine, mma=cfg.mma, stages=cfg.stages,
     )
     for d in range(op.rank):
         targets.update({f"lt{d}": cfg.lt_size[d], f"pt{d}": cfg.pt_size[d]})
@@ -172,7 +176,8 @@ def space_names(op: ComputeOp, device: DeviceInfo) -> list[str]:
     names += [f"ocl_{layer}{d}" for layer in ("wg", "wi") for d in range(rank) if op.sizes[d] > 1]
     names += [f"layout_{layer}{b}_{i}" for layer in ("lt", "pt") for b, r in enumerate(ranks) if r > 1 for i in range(r)]
     names += ["combine_layer", "wg_combine"] if "pw" in kinds else []
-    return names + ["vector_width", "unroll", "prefetch"] + (["lcl_pad"] if max(ranks) > 1 else [])
+    names += ["vector_width", "unroll", "prefetch"] + (["stages"] if device.async_copies else [])
+    return names + (["lcl_pad"] if max(ranks) > 1 else [])
 
 
 def sample_config(op: ComputeOp, device: DeviceInfo, trial: Trial, around: Config | None = None) -> Config:
@@ -228,6 +233,7 @@ def sample_config(op: ComputeOp, device: DeviceInfo, trial: Trial, around: Confi
         w for w in (1, 2, 4, 8, 16)
         if lanes_ok and pt[inner] % w == 0 and mma == "none"
     ] or [1]  # fmt: skip
+    prefetch = choose(trial, "prefetch", [0, 1, 2, 3] if device.async_copies else [0, 1, 2]) if "lcl" in lcl else 0
     cfg = Config(
         num_wg=tuple(wg),
         num_wi=tuple(wi),
@@ -250,7 +256,7 @@ def sample_config(op: ComputeOp, device: DeviceInfo, trial: Trial, around: Confi
         combine_layer=choose(trial, "combine_layer", layer_choices) if "pw" in kinds else "end",
         vector_width=choose(trial, "vector_width", widths),
         unroll=choose(trial, "unroll", [1, 2, 4, 8]),
-        prefetch=choose(trial, "prefetch", [0, 1, 2, 3] if device.async_copies else [0, 1, 2]) if "lcl" in lcl else 0,
+        prefetch=prefetch,
         lcl_pad=choose(trial, "lcl_pad", LCL_PADS) if any(
             m == "lcl" and r > 1 for m, r in zip(lcl, ranks)
         ) else 0,
@@ -258,6 +264,7 @@ def sample_config(op: ComputeOp, device: DeviceInfo, trial: Trial, around: Confi
             wg[d] > 1 for d in range(rank) if kinds[d] == "pw"
         ) else "kernel",
         mma=mma,
+        stages=choose(trial, "stages", STAGES) if prefetch == 3 else 2,
     )
     found = violations(op, cfg, device)
     if found:

@@ -203,8 +203,10 @@ def _repair(cfg: Config, rule: str) -> Config | None:
     if rule in ("wi-combine", "implemented"):
         return cfg.with_(combine_layer="end", res_mem=("prv",) * len(cfg.res_mem))
     if rule == "cache-box":
-        return cfg.with_(inp_mem=uncached, prefetch=0, lcl_pad=0)
+        return cfg.with_(inp_mem=uncached, prefetch=0, lcl_pad=0, stages=2)
     if rule == "local-memory":
+        if cfg.stages > 2:
+            return cfg.with_(stages=cfg.stages - 1)
         if cfg.prefetch:
             return cfg.with_(prefetch=0)
         return cfg.with_(inp_mem=(uncached[0], cfg.inp_mem[1]), lcl_pad=0)
@@ -214,6 +216,8 @@ def _repair(cfg: Config, rule: str) -> Config | None:
         return cfg.with_(pt_size=_halved(cfg.pt_size))
     if rule == "wg-size":
         return cfg.with_(num_wi=_halved(cfg.num_wi))
+    if rule == "stages":
+        return cfg.with_(stages=2)
     return None
 
 
