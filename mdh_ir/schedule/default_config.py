@@ -244,9 +244,9 @@ MMA_STAGES = 4
 ASYNC_SMALLEST_BUSY = 1 / 8
 """The share of compute units the smallest of `ASYNC_MMA_TILES` must keep busy (the
 others: `MMA_BUSY`). H100, f16, against the FP32 path: 36-128 work-groups of it were
-1.6-4.2x faster (384^3 to 768^3, 64 x 4096 x 4096); 16 were faster at 256^3 (0.60x
-the time) and slower at 256 x 256 x 8192 (1.22x), one reduction step a work-group at
-a time."""
+1.7-4.2x faster (384^3 to 768^3, 64 and 128 x 4096 x 4096); fewer were faster at 256^3
+and 64^3 (0.60x and 0.63x the time) and slower at 256 x 256 x 8192 (1.22x: 16
+work-groups through a reduction of 8192, where the FP32 path splits it)."""
 MMA_BUSY = 3 / 4
 """The share of compute units that the work-groups of the GPU default's tile on tensor
 cores must at least keep busy (`_gpu_mma_tiles`)."""
