@@ -23,7 +23,7 @@ from xdsl.utils.exceptions import VerifyException
 from mdh_ir.builder import Input, Output, bf16, cc, compute_module, f16, f32, pw
 from mdh_ir.catalog import sum_of_products
 from mdh_ir.device import PRESETS
-from mdh_ir.dialects.lowlevel import LCL, PRV, LdMatrixOp, LoadWidenedOp, MmaOp
+from mdh_ir.dialects.lowlevel import LCL, PRV, AsyncWaitOp, CpAsyncOp, LdMatrixOp, LoadWidenedOp, MmaOp
 from mdh_ir.driver.compiler import configure, lower_configured
 from mdh_ir.emit_opencl import opencl_source
 from mdh_ir.runtime import device_info, select_device
@@ -199,6 +199,24 @@ def test_ldmatrix_verifier() -> None:
     ]:
         with pytest.raises(VerifyException, match=message):
             bad().verify()
+
+
+def test_async_copy_ops_verifier() -> None:
+    """`lowlevel.cp_async` moves 4, 8 or 16 bytes from global to local memory;
+    `lowlevel.async_wait` leaves no negative number of groups pending and prints the
+    number it leaves (none: every copy)."""
+    block = Block(arg_types=[MemRefType(f32, (8,)), MemRefType(f32, (8,), memory_space=LCL), IndexType()])
+    glb, lcl, i = block.args
+    CpAsyncOp(glb, [i], lcl, [i], 16).verify()
+    for bad, message in [
+        (lambda: CpAsyncOp(glb, [i], lcl, [i], 12), "4, 8 or 16 bytes"),
+        (lambda: CpAsyncOp(lcl, [i], glb, [i], 4), "from global to local memory"),
+        (lambda: AsyncWaitOp(-1), "not a negative one"),
+    ]:
+        with pytest.raises(VerifyException, match=message):
+            bad().verify()
+    assert (AsyncWaitOp(2).groups_pending, AsyncWaitOp().groups_pending) == (2, 0)
+    assert "pending" not in str(AsyncWaitOp()) and "pending 2" in str(AsyncWaitOp(2))
 
 
 def rules(op, cfg, info) -> list[str]:

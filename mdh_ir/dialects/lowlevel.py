@@ -947,6 +947,10 @@ class AsyncWaitOp(IRDLOperation):
     def groups_pending(self) -> int:
         return 0 if self.pending is None else self.pending.value.data
 
+    def verify_(self) -> None:
+        if self.groups_pending < 0:
+            raise VerifyException("async_wait leaves a number of groups pending, not a negative one")
+
 
 @irdl_op_definition
 class FenceOp(IRDLOperation):

@@ -2,10 +2,11 @@
 
 `lowlevel-prefetch` (`prefetch = 3`) issues local tiles' copies `stages - 1` steps
 ahead as asynchronous copies, a group a step (`lowlevel.async_commit`), and waits for
-a step's group (`lowlevel.async_wait`) before the barrier of the step that reads it; `lowlevel-expand` moves their elements as loads and stores,
-the stores marked `async`. With `cp_async` (a device that has PTX `cp.async`: NVIDIA
-compute capability 8.0 and later, `DeviceInfo.async_copies`) each marked store of a
-value loaded straight from global memory (a load that nothing else uses) becomes one
+a step's group (`lowlevel.async_wait`) before the barrier of the step that reads it;
+`lowlevel-expand` moves their elements as loads and stores, the stores marked
+`async`. With `cp_async` (a device that has PTX `cp.async`: NVIDIA compute capability
+8.0 and later, `DeviceInfo.async_copies`) each marked store of a value loaded straight
+from global memory (a load that nothing else uses) becomes one
 `lowlevel.cp_async` of its 4, 8 or 16 bytes, where both accesses are aligned to them
 (a vector load and store that `lowlevel-align-vectors` marked, or one element of 4
 bytes): the data goes to local memory without registers while the work-item computes

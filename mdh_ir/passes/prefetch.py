@@ -89,9 +89,9 @@ from xdsl.traits import is_side_effect_free
 from mdh_ir.dialects.lowlevel import (
     ASYNC_ATTR,
     LCL,
-    AsyncCommitOp,
     PRV,
     ROUND_ATTR,
+    AsyncCommitOp,
     AsyncWaitOp,
     BarrierOp,
     CopyOp,

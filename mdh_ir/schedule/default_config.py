@@ -241,6 +241,8 @@ fill the local tiles (`_async_copies`), largest first: 4 (or 2) warps of 32 x 64
 64 x 32) outputs, several work-groups a compute unit, each `MMA_STAGES - 1` local tiles
 ahead."""
 MMA_STAGES = 4
+"""`stages` of the GPU default on `ASYNC_MMA_TILES`: three local tiles of 16 along k in
+flight (f16 64 x 128 tiles on an H100, 2 -> 4 stages: 1000^3 0.0378 -> 0.0309 ms)."""
 ASYNC_SMALLEST_BUSY = 1 / 8
 """The share of compute units the smallest of `ASYNC_MMA_TILES` must keep busy (the
 others: `MMA_BUSY`). H100, f16, against the FP32 path: 36-128 work-groups of it were
