@@ -233,7 +233,6 @@ def sample_config(op: ComputeOp, device: DeviceInfo, trial: Trial, around: Confi
         w for w in (1, 2, 4, 8, 16)
         if lanes_ok and pt[inner] % w == 0 and mma == "none"
     ] or [1]  # fmt: skip
-    prefetch = choose(trial, "prefetch", [0, 1, 2, 3] if device.async_copies else [0, 1, 2]) if "lcl" in lcl else 0
     cfg = Config(
         num_wg=tuple(wg),
         num_wi=tuple(wi),
@@ -256,7 +255,7 @@ def sample_config(op: ComputeOp, device: DeviceInfo, trial: Trial, around: Confi
         combine_layer=choose(trial, "combine_layer", layer_choices) if "pw" in kinds else "end",
         vector_width=choose(trial, "vector_width", widths),
         unroll=choose(trial, "unroll", [1, 2, 4, 8]),
-        prefetch=prefetch,
+        prefetch=choose(trial, "prefetch", [0, 1, 2, 3] if device.async_copies else [0, 1, 2]) if "lcl" in lcl else 0,
         lcl_pad=choose(trial, "lcl_pad", LCL_PADS) if any(
             m == "lcl" and r > 1 for m, r in zip(lcl, ranks)
         ) else 0,
@@ -264,8 +263,9 @@ def sample_config(op: ComputeOp, device: DeviceInfo, trial: Trial, around: Confi
             wg[d] > 1 for d in range(rank) if kinds[d] == "pw"
         ) else "kernel",
         mma=mma,
-        stages=choose(trial, "stages", STAGES) if prefetch == 3 else 2,
     )
+    if cfg.prefetch == 3:
+        cfg = cfg.with_(stages=choose(trial, "stages", STAGES))
     found = violations(op, cfg, device)
     if found:
         raise Infeasible(str(found[0]))
