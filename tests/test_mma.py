@@ -201,6 +201,27 @@ def test_ldmatrix_verifier() -> None:
             bad().verify()
 
 
+@pytest.mark.parametrize("kind", ["f16", "bf16"])
+def test_ldmatrix_transposed_in_a_local_tile_not_a_multiple_of_8(kind: str) -> None:
+    """A transposed `ldmatrix` reads 8 rows of a k-first copy from an address at a
+    multiple of 8 rows from the tile's start; in a local tile of 31 rows (a copy row of
+    31 + 1 elements) the lanes of the rows beyond it keep that alignment and the tile's
+    own rows 24-30 in place (they were read one row off: error 0.66)."""
+    module = kind_matmul(kind, 31, 64, 33)
+    op = find_compute(module)
+    info = with_tensor_cores(device_info(TEST_DEVICE))
+    cfg = default_config(op, info).with_(**{
+        **MMA_BASE, "mma": kind, "num_wi": (8, 4, 1), "lt_size": (31, 64, 33), "pt_size": (4, 16, 16),
+        "buf_layout": (((1, 0), (1, 0)), ((0, 1), (0, 1))), "lcl_pad": 1, "prefetch": 1,
+    })  # fmt: skip
+    assert rules(op, cfg, info) == []
+    configured, _ = configure(module, info, cfg)
+    loads = [o for o in lower_configured(configured, info).walk() if isinstance(o, LdMatrixOp)]
+    assert loads and all(o.trans is not None for o in loads)
+    inputs = random_inputs(op, np.random.default_rng(31))
+    check_outputs(module, inputs, run_emulated(module, cfg, inputs))
+
+
 def test_async_copy_ops_verifier() -> None:
     """`lowlevel.cp_async` moves 4, 8 or 16 bytes from global to local memory;
     `lowlevel.async_wait` leaves no negative number of groups pending and prints the

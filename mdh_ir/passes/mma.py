@@ -269,16 +269,19 @@ class Fragments:
     def ldmatrix(self, e: Emitter, b: int, row: int, origin: SSAValue, k0: SSAValue, count: int) -> list[SSAValue]:
         """`count` registers of input b by `ldmatrix` (`Matrices`): the fragment(s)
         whose rows (along dimension `row`) start at `origin`, k at `k0`; a lane's row
-        beyond the local tile reads inside the copy (its `limits`, for a transposed
-        copy the last 8 rows, so that the address stays 16-byte aligned), a k beyond
-        it reads the copy's stale elements (dropped by `masked`)."""
+        beyond the local tile reads inside the copy (its `limits`; for a transposed
+        copy the last 8 rows that start at a multiple of 8 from the tile's start, so
+        that the address stays 16-byte aligned and the tile's own rows in place), a k
+        beyond it reads the copy's stale elements (dropped by `masked`)."""
         old = self.reads[b]
         how, d_row, d_k = self.matrices[b]
         at = {row: e.add(origin, d_row), self.form.k: e.add(k0, d_k)}
         dims = [at[d] if d in at else e.const(0) for d in range(self.plan.rank)]
         limits = self.limits.of("lcl", ViewLoadOp(old.source, dims, old.syms, old.map, "none"))
         if limits and limits[row] is not dims[row]:
-            last = limits[row] if not how.trans else e.sub(limits[row], 7)
+            # transposed: a lane's address holds 8 consecutive rows, from a multiple
+            # of 8 past the tile's start; clamped to the last such start in the tile
+            last = e.sub(limits[row], (self.plan.cfg.lt_size[row] - 1) % 8) if how.trans else limits[row]
             dims[row] = e.min(dims[row], last)
         index = [e.value(eval_expr(e, r, dims, old.syms)) for r in old.map.data.results]
         return list(e.op(LdMatrixOp(old.source, index, count, how.trans)).results)
