@@ -211,7 +211,7 @@ def test_ldmatrix_transposed_in_a_local_tile_not_a_multiple_of_8(kind: str) -> N
     op = find_compute(module)
     info = with_tensor_cores(device_info(TEST_DEVICE))
     cfg = default_config(op, info).with_(**{
-        **MMA_BASE, "mma": kind, "num_wi": (8, 4, 1), "lt_size": (31, 64, 33), "pt_size": (4, 16, 16),
+        **MMA_BASE, "mma": kind, "num_wi": (8, 4, 1), "lt_size": (31, 64, 32), "pt_size": (4, 16, 16),
         "buf_layout": (((1, 0), (1, 0)), ((0, 1), (0, 1))), "lcl_pad": 1, "prefetch": 1,
     })  # fmt: skip
     assert rules(op, cfg, info) == []

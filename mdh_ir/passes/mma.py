@@ -29,7 +29,9 @@ and columns beyond the local tile read inside the local copy (`limits`, as
 (a padded k loop) reads 0 (the bits of +0 for 16-bit elements), so that it adds nothing.
 
 Where a local copy has two axes, the fragment's rows (A: i, B: j) and k, and rows of
-a multiple of 16 bytes (`Matrices`), the warp loads its fragments with
+a multiple of 16 bytes (`Matrices`), and the private tiles along k fill the local tile
+(no fragment step reaches past the copy, whose rows `ldmatrix` cannot clamp per
+element), the warp loads its fragments with
 `lowlevel.ldmatrix` instead: with k along the copy's last axis one x4 load per A
 fragment (matrices: rows 0-7 and 8-15 at the first half of k, then at the second) and
 per two B fragments (the first's two halves of k, then the second's); with the rows
@@ -224,9 +226,11 @@ class Fragments:
         self.col0 = top.mul(top.rem(self.lane.warp, m.warps_n), m.warp_cols)
         self.matrices: dict[int, tuple[Matrices, SSAValue, SSAValue]] = {}
         k_half = m.shape[2] // 2
+        cfg, k = self.plan.cfg, self.form.k
+        whole = cfg.lt_size[k] % cfg.pt_size[k] == 0  # no fragment step reads past the copy
         for b, row, (rows_per, ks_per) in ((0, self.form.i, (1, 2)), (1, self.form.j, (2, 1))):
             how = Matrices.of(self.reads[b], row, self.form.k, self.kind)
-            if how is not None:
+            if how is not None and whole:
                 self.matrices[b] = (how, *how.offsets(top, self.lane, rows_per, ks_per, k_half))
 
     def run(self) -> None:
