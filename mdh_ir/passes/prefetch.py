@@ -107,6 +107,7 @@ from mdh_ir.passes.carried import carried
 from mdh_ir.passes.emit import Emitter
 from mdh_ir.passes.kernel_stage import rewritten_by
 from mdh_ir.passes.promote_memory import alloc
+from mdh_ir.schedule.config import Config
 from mdh_ir.schedule.constraints import element_bytes
 
 PREFETCH_ELEMENTS = 64
@@ -306,20 +307,20 @@ def multi_buffer(kernel: KernelOp, loop: TileForOp, slots: int) -> bool:
     return True
 
 
-def prefetch(kernel: KernelOp, mode: int, stages: int) -> None:
+def prefetch(kernel: KernelOp, cfg: Config) -> None:
     local = tile_chain(kernel, "lt")
     if not local or local[-1].max_trips.value.data <= 1:
         return
     loop = local[-1]
-    if mode == 3:
-        if multi_buffer(kernel, loop, stages):
+    if cfg.prefetch == 3:
+        if multi_buffer(kernel, loop, cfg.local_slots):
             copies = top_copies(loop)
-            copy_ahead(loop, [c for c in copies if moves_async(c)], stages)
+            copy_ahead(loop, [c for c in copies if moves_async(c)], cfg.local_slots)
             stage_copies(kernel, loop, [c for c in copies if not moves_async(c)])
         return
     stage_copies(kernel, loop, top_copies(loop))
-    if mode == 2:
-        multi_buffer(kernel, loop, 2)
+    if cfg.prefetch == 2:
+        multi_buffer(kernel, loop, cfg.local_slots)
 
 
 @dataclass(frozen=True)
@@ -331,4 +332,4 @@ class LowLevelPrefetch(ModulePass):
             if any(isinstance(o, CopyOp) for o in kernel.walk()):
                 cfg = carried(kernel, kernel.function_type.inputs.data).cfg
                 if cfg.prefetch:
-                    prefetch(kernel, cfg.prefetch, cfg.stages)
+                    prefetch(kernel, cfg)

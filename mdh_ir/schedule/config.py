@@ -83,6 +83,12 @@ class Config:
     def to_attr(self) -> ConfigAttr:
         return ConfigAttr.from_values(_to_lists(asdict(self)))
 
+    @property
+    def local_slots(self) -> int:
+        """Slots of each local tile the innermost local-tile loop copies into: `stages`
+        with `prefetch = 3`, two with 2, one otherwise."""
+        return self.stages if self.prefetch == 3 else 2 if self.prefetch == 2 else 1
+
     def with_(self, **changes: Any) -> Config:
         return replace(self, **changes)
 

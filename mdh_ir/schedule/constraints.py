@@ -75,8 +75,7 @@ def ocl_sizes(cfg: Config) -> tuple[list[int], list[int]]:
 
 def local_bytes(plan: TilePlan) -> int:
     op, cfg = plan.op, plan.cfg
-    slots = cfg.stages if cfg.prefetch == 3 else 2 if cfg.prefetch == 2 else 1
-    total = slots * sum(
+    total = cfg.local_slots * sum(
         prod(plan.local_shape(b)) * element_bytes(op.input_element_types[b])
         for b in plan.cached("lt")
     )

@@ -42,11 +42,11 @@ from mdh_ir.schedule.config import Config
 from mdh_ir.schedule.constraints import mma_kind, violations
 from mdh_ir.device import DeviceInfo
 from mdh_ir.dialects.mdh import ComputeOp
-from mdh_ir.dialects.mdh_config import WG_COMBINES
+from mdh_ir.dialects.mdh_config import MAX_STAGES, WG_COMBINES
 from mdh_ir.schedule.mma import SHAPES, MmaForm
 from mdh_ir.schedule.tiling import TilePlan, ceildiv
 
-STAGES = [2, 3, 4]
+STAGES = list(range(2, MAX_STAGES + 1))
 """`stages` choices (`prefetch = 3`): how many local tiles asynchronous copies fill ahead."""
 
 LCL_PADS = [0, 1, 4, 8]
