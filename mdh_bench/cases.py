@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from math import prod
 from typing import Any
 
-from mdh_bench.entries import ENTRIES
+from mdh_bench.entries import ENTRIES, PRECISIONS
 
 _CUBE = {str(n): dict(i=n, j=n, k=n) for n in (127, 256, 500, 512, 1000, 1023, 1024, 1025, 2000, 3000, 4096)}
 _DL_MATMULS = {"10x500x64": dict(i=10, j=500, k=64), "16x1000x2048": dict(i=16, j=1000, k=2048), "1x1000x2048": dict(i=1, j=1000, k=2048)}  # fmt: skip
@@ -49,6 +49,11 @@ def _resnet50_layers() -> dict[str, dict[str, int]]:
     return layers
 
 
+_RESNET50_LAYERS = {f"{name}-n{n}": dict(n=n, **layer) for name, layer in _resnet50_layers().items() for n in (1, 32)}
+"""ResNet-50's layers at batch 1 and 32 (`r50-conv3-3x3s2-n32`)."""
+_BATCHED = {s: dict(zip("bijk", map(int, s.split("x")))) for s in ("16x127x500x63", "8x1023x1025x255", "16x10x500x64", "32x512x512x64")}  # fmt: skip
+"""Batched products: odd sizes, BENCHMARKS.md's and a DL-like one (32 heads' attention scores)."""
+
 SIZES: dict[str, dict[str, dict[str, Any]]] = {
     "dot": {"2^24": dict(k=2**24), "10^7": dict(k=10**7)},
     "matvec": {"4096": dict(i=4096, k=4096), "8192": dict(i=8192, k=8192)},
@@ -62,7 +67,7 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
         "7x7x512": dict(n=1, p=7, q=7, k=512, r=3, s=3, c=512, stride=1),
         "resnet50-n16": dict(n=16, **_RESNET50_1),
         "resnet50-n1": dict(n=1, **_RESNET50_1),
-        **{f"{name}-n{n}": dict(n=n, **layer) for name, layer in _resnet50_layers().items() for n in (1, 32)},
+        **_RESNET50_LAYERS,
     },
     "tensor_contraction": {"ccsdt": dict(a=24, b=16, c=16, d=24, e=16, f=16, g=24)},
     "reduce_sum": {"1024x1024x16": dict(i=1024, j=1024, k=16)},
@@ -73,7 +78,9 @@ SIZES: dict[str, dict[str, dict[str, Any]]] = {
     "mm_bias_relu": {"1024": _CUBE["1024"], "4096": _CUBE["4096"]},
     "softmax": {"64x128x128": dict(i=64 * 128, j=128)},
     "jacobi3d_twice": {"256": _CUBE["256"], "512": _CUBE["512"]},
-    **{f"matmul_{p}": {**_CUBE, **_DL_MATMULS} for p in ("tf32", "f16", "bf16")},
+    **{f"matmul_{p}": {**_CUBE, **_DL_MATMULS} for p in PRECISIONS},
+    **{f"bmatmul_{p}": _BATCHED for p in PRECISIONS},
+    **{f"mcc_{p}": _RESNET50_LAYERS for p in PRECISIONS},
 }
 """Named sizes per catalog entry (BENCHMARKS.md's catalog)."""
 
@@ -99,7 +106,7 @@ _OTHERS = [
     "prefix_sum:2^20", "prefix_sum:2^24", *_REDUCTIONS_BY_AXIS,
 ]  # fmt: skip
 """Two contractions, two scans and the reductions over each axis (the same on both devices)."""
-_CONV_LAYERS = [name for name in SIZES["mcc"] if name.startswith("r50-")]
+_CONV_LAYERS = list(_RESNET50_LAYERS)
 
 
 def _matmuls(cubes: tuple[int, ...], n: int) -> list[str]:
@@ -132,9 +139,18 @@ _CHAINS = [
     "softmax:4096x4096", "softmax:64x128x128",
 ]  # fmt: skip
 SWEEPS["gpu-precision"] = [
-    f"matmul_{p}:{s}" for p in ("tf32", "f16", "bf16")
+    f"matmul_{p}:{s}" for p in PRECISIONS
     for s in ("4096", "3000", "2000", "1025", "1000", "16x1000x2048", "128x4096x4096")
 ]  # fmt: skip
+_PRECISION_CONVS = [
+    name for name in _CONV_LAYERS
+    if name.endswith("-n32") and ("-3x3" in name or name.startswith("r50-conv3-1x1"))
+]  # fmt: skip
+"""ResNet-50's 3×3 convolutions (each stage, stride 1 and 2) and conv3's 1×1 ones, at batch 32."""
+SWEEPS["gpu-precision-conv"] = [
+    *(f"mcc_{p}:{name}" for p in PRECISIONS for name in _PRECISION_CONVS),
+    *(f"bmatmul_{p}:{s}" for p in PRECISIONS for s in _BATCHED),
+]
 SWEEPS["gpu-chains"] = [*_CHAINS, "mm_bias_relu:4096", "jacobi3d_twice:256", "jacobi3d_twice:512"]
 SWEEPS["cpu-chains"] = [*_CHAINS, "mm_bias_relu:1024", "jacobi3d_twice:256"]
 SWEEPS["gpu"] = SWEEPS["gpu-matmul"] + SWEEPS["gpu-conv"] + SWEEPS["gpu-other"]
@@ -145,7 +161,9 @@ reasonable time: ResNet-50 at batch 1 only, products of up to 1025³); and the c
 (`gpu-chains`, `cpu-chains`: matmul + bias + ReLU at the DL sizes and a cube, row
 softmax, Jacobi3D twice), each timed fused, unfused and against its single op, and
 `gpu-precision` (matrix products with TF32, f16 and bf16 inputs against torch in the
-same precision), not parts of the whole sweeps."""
+same precision) and `gpu-precision-conv` (likewise ResNet-50's 3×3 convolutions and
+conv3's 1×1 ones at batch 32 against cuDNN, and batched products), not parts of the
+whole sweeps."""
 
 
 def sweeps_including(name: str) -> list[str]:

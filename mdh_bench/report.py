@@ -99,7 +99,8 @@ HOW = {
         " first kernel to the end of its last, the gaps between kernels included (rows from runs"
         " before 2026-11-23T05:30 summed the kernels' times)",
         SAME_HOW,
-        "torch: cuBLAS/cuDNN/torch kernels with TF32 off (cudnn.benchmark on), CUDA events",
+        "torch: cuBLAS/cuDNN/torch kernels with TF32 off but in the _tf32 cases"
+        " (cudnn.benchmark on), CUDA events",
         "Triton FP32 / TF32: a hand-written Triton matrix product (mdh_bench/triton_matmul.py,"
         " the tutorial's form: masked loads, grouped program order) with tl.dot input_precision"
         " 'ieee' / 'tf32', autotuned by triton.autotune over 8 configurations on its first call"

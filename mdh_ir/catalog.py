@@ -8,10 +8,12 @@
     want = entry.expected(inputs, **entry.small)   # hand-written numpy, float64
 
 Every entry takes its sizes as keyword arguments named after the dimensions of its
-iteration space (plus `stride` for convolutions and `boundary` for stencils). `paper`
-lists the sizes of the MDH papers' evaluations, the first one being the default for
-omitted arguments; `small` is a size whose reference evaluation takes milliseconds and
-is the size of the hand-written `examples/<name>.mlir`.
+iteration space (plus `stride` for convolutions and `boundary` for stencils; the
+contractions and `mcc` also take their inputs' element type `t` and `precision`, f32 and
+"ieee" by default, as `sum_of_products` does). `paper` lists the sizes of the MDH
+papers' evaluations, the first one being the default for omitted arguments; `small` is
+a size whose reference evaluation takes milliseconds and is the size of the
+hand-written `examples/<name>.mlir`.
 
 | name | dims | combine ops | small | paper |
 |---|---|---|---|---|
@@ -62,6 +64,7 @@ from mdh_ir.builder import (
     select,
 )
 from mdh_ir.semantics.reference import find_compute, random_inputs
+from mdh_ir.semantics.scalar_eval import dtype_kind
 
 Arrays = list[np.ndarray]
 
@@ -86,8 +89,8 @@ class Entry:
         return self.builder(**self.params(**given))
 
     def expected(self, inputs: Arrays, **given: Any) -> Arrays:
-        """The numpy twin's outputs, float inputs widened to float64."""
-        wide = [x.astype(np.float64) if x.dtype.kind == "f" else x for x in inputs]
+        """The numpy twin's outputs, float inputs (bf16 ones too) widened to float64."""
+        wide = [x.astype(np.float64) if dtype_kind(x.dtype) == "f" else x for x in inputs]
         return [np.asarray(y) for y in self.numpy(*wide, **self.params(**given))]
 
     def inputs(self, rng: np.random.Generator, **given: Any) -> Arrays:
@@ -133,26 +136,34 @@ def _contraction(name: str, spec: str, small: dict[str, int], paper: list[dict[s
     a, b = operands.split(",")
     dims = out + "".join(d for d in dict.fromkeys(a + b) if d not in out)
 
-    def build(**sizes: int) -> ModuleOp:
+    def build(*, t=f32, precision: str = "ieee", **sizes: int) -> ModuleOp:
         if set(sizes) != set(dims):
             raise TypeError(f"{name} takes the sizes {', '.join(dims)}, got {', '.join(sizes)}")
         views = [", ".join(v) for v in (a, b, out)]
-        return sum_of_products(name, {d: sizes[d] for d in dims}, *views)
+        return sum_of_products(name, {d: sizes[d] for d in dims}, *views, t, precision)
 
     return Entry(build, _inputs_only(lambda x, y: [np.einsum(spec, x, y)]), small, paper)
 
 
-def _conv(name: str, sizes: dict[str, int], stride: int, capsule: bool) -> ModuleOp:
-    """NHWC input, KRSC filter, NPQK output; capsules multiply 2-D matrices per element."""
+def _conv(
+    name: str, sizes: dict[str, int], stride: int, capsule: bool, t=f32, precision: str = "ieee"
+) -> ModuleOp:
+    """NHWC input, KRSC filter, NPQK output, both inputs of type `t` read at `precision`;
+    capsules multiply 2-D matrices per element."""
     x, w, out = "n, {s}*p + r, {s}*q + s, c".format(s=stride), "k, r, s, c", "n, p, q, k"
     if capsule:
         x, w, out = x + ", mi, mk", w + ", mk, mj", out + ", mi, mj"
-    return sum_of_products(name, sizes, x, w, out)
+    return sum_of_products(name, sizes, x, w, out, t, precision)
 
 
-def mcc(*, n: int, p: int, q: int, k: int, r: int, s: int, c: int, stride: int) -> ModuleOp:
-    """Multi-channel convolution: out[n,p,q,k] = Σ_rsc x[n, σp+r, σq+s, c] · w[k,r,s,c]."""
-    return _conv("mcc", dict(n=n, p=p, q=q, k=k, r=r, s=s, c=c), stride, capsule=False)
+def mcc(
+    *, n: int, p: int, q: int, k: int, r: int, s: int, c: int, stride: int, t=f32,
+    precision: str = "ieee",
+) -> ModuleOp:  # fmt: skip
+    """Multi-channel convolution: out[n,p,q,k] = Σ_rsc x[n, σp+r, σq+s, c] · w[k,r,s,c]
+    (x and w of type `t` read at `precision`, an f32 result)."""
+    sizes = dict(n=n, p=p, q=q, k=k, r=r, s=s, c=c)
+    return _conv("mcc", sizes, stride, capsule=False, t=t, precision=precision)
 
 
 def mcc_capsule(

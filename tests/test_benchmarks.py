@@ -202,7 +202,7 @@ def test_every_sweep_case_parses_and_builds() -> None:
     """Every case of every sweep names a known size; its module builds at full size, and
     at the small size its inputs and reference are made. ResNet-50's layers are valid
     convolutions over the padded input, (p-1)·stride + r wide."""
-    from mdh_bench.cases import SWEEPS, quick, sweep_cases
+    from mdh_bench.cases import SWEEPS, quick, sweep_cases, sweeps_including
     from mdh_bench.entries import ENTRIES
 
     for name in SWEEPS:
@@ -225,6 +225,19 @@ def test_every_sweep_case_parses_and_builds() -> None:
     x, w = case_data(layer).inputs
     assert x.shape == (1, 27 * 2 + 3, 27 * 2 + 3, 128) and w.shape == (128, 3, 3, 128)
     assert all(c.sizes["n"] == 1 for c in sweep_cases("cpu-conv", "cpu"))
+    precision = sweep_cases("gpu-precision-conv", "gpu")
+    convs = [c for c in precision if c.entry.startswith("mcc_")]
+    assert len(convs) == 3 * 11 and {c.sizes["n"] for c in convs} == {32}
+    assert {(c.sizes["r"], c.sizes["stride"]) for c in convs} == {(1, 1), (3, 1), (3, 2), (1, 2)}
+    assert {(c.sizes["c"], c.sizes["stride"]) for c in convs if c.sizes["r"] == 3} == {
+        (64, 1), (128, 1), (256, 1), (512, 1), (128, 2), (256, 2), (512, 2)
+    }  # every stage's 3×3 convolutions
+    ones = [c.label for c in convs if c.sizes["r"] == 1]
+    assert len(ones) == 3 * 4 and all(label.startswith("r50-conv3-1x1") for label in ones)
+    batched = {c.label for c in precision if c.entry == "bmatmul_bf16"}
+    assert batched == {"16x127x500x63", "8x1023x1025x255", "16x10x500x64", "32x512x512x64"}
+    assert {c.entry for c in precision} == {f"{e}_{p}" for e in ("mcc", "bmatmul") for p in ("tf32", "f16", "bf16")}
+    assert sweeps_including("gpu-precision-conv") == ["gpu-precision-conv"]
 
 
 def test_reductions_over_each_axis() -> None:
@@ -240,18 +253,49 @@ def test_reductions_over_each_axis() -> None:
         assert isinstance(sampler, Sampler) and f"axis={axis}" in sampler.notes["numpy"]
 
 
-@pytest.mark.parametrize("entry, dtype", [("matmul_tf32", "float32"), ("matmul_f16", "float16"), ("matmul_bf16", "bfloat16")])
-def test_reduced_precision_products(entry: str, dtype: str) -> None:
-    """The reduced-precision products of the `gpu-precision` sweep: inputs of their type,
-    an f32 result that our default (on PoCL: FP32 FMAs of the rounded inputs) computes
-    within the precision's tolerance of the float64 twin."""
+@pytest.mark.parametrize("base, sizes", [
+    ("matmul", dict(i=33, j=17, k=40)), ("bmatmul", dict(b=3, i=17, j=9, k=40)),
+    ("mcc", dict(n=2, p=5, q=4, k=8, r=3, s=3, c=16, stride=2)),
+])  # fmt: skip
+@pytest.mark.parametrize("precision, dtype", [("tf32", "float32"), ("f16", "float16"), ("bf16", "bfloat16")])
+def test_reduced_precision_variants(base: str, sizes: dict[str, int], precision: str, dtype: str) -> None:
+    """The reduced-precision products and convolutions of the `gpu-precision` sweeps:
+    inputs of their type, an f32 result that the reference semantics (TF32: of the
+    rounded inputs) and our default (on PoCL: FP32 FMAs of the rounded inputs) compute
+    within the precision's tolerance of the float64 numpy twin."""
+    from mdh_bench.cases import Case
+    from mdh_bench.entries import ENTRIES
     from mdh_ir.driver import compile_module
+    from mdh_ir.semantics.compare import reference_outputs
 
-    (case,) = parse_cases(f"{entry}:33x17x40", "cpu")
+    name = f"{base}_{precision}"
+    case = Case(name, "test", ENTRIES[name].params(**sizes))
     data = case_data(case)
-    assert [x.dtype.name for x in data.inputs] == [dtype, dtype]
+    assert [x.dtype.name for x in data.inputs] == [dtype, dtype] and data.flops == 2 * case.points
+    assert data.check(reference_outputs(data.module, data.inputs)) is None
     assert data.check(compile_module(data.module, "cpu")(*data.inputs)) is None
     assert data.check([data.reference[0] + 0.5]) is not None
+
+
+def test_torch_checks_16_bit_results_with_their_rounding() -> None:
+    """Every reduced-precision variant has a torch formulation; cuDNN's 16-bit
+    convolutions give results of their inputs' type, which the f32 bound does not admit
+    (1.3e-4 over 256 terms): the torch peer checks them as f32 with their rounding
+    allowed, and a wrong one still fails."""
+    import ml_dtypes
+
+    from mdh_bench.cases import Case
+    from mdh_bench.entries import ENTRIES, REDUCED
+    from mdh_bench.torch_peer import FORMULATIONS, _check
+
+    assert set(REDUCED) <= set(FORMULATIONS)
+    for name, dtype in (("mcc_f16", np.float16), ("mcc_bf16", ml_dtypes.bfloat16)):
+        sizes = ENTRIES[name].params(n=2, p=6, q=6, k=16, r=1, s=1, c=256, stride=1)
+        data = case_data(Case(name, "test", sizes))
+        rounded = data.reference[0].astype(dtype)
+        assert data.check([rounded.astype(np.float32)]) is not None
+        assert _check(data, rounded) is None
+        assert _check(data, (data.reference[0] + 0.5).astype(dtype)) is not None
 
 
 def test_geomean_leaves_out_zero_and_nan_ratios() -> None:

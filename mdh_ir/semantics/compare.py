@@ -117,11 +117,13 @@ class Expected:
     comparison, these took a contraction's 37.7 M outputs 0.9 s a candidate on the GPU
     host, the most of its evaluation.)"""
 
-    def __init__(self, module: ModuleOp, reference: Sequence[np.ndarray]):
+    def __init__(self, module: ModuleOp, reference: Sequence[np.ndarray], rounding: float = 0.0):
+        """`rounding`: a relative error allowed on top (outputs that a peer rounds to a
+        16-bit type)."""
         self.reference = list(reference)
         self.l2 = reduces(module)
         self.ops = operation_count(module)
-        self.reduced = max(
+        self.reduced = rounding + max(
             (precision_tolerance(op) for op in module.walk() if isinstance(op, ComputeOp)), default=0.0
         )
         self.finite: list[np.ndarray | None] = []
