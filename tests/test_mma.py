@@ -12,6 +12,7 @@ tests/test_mma_gpu.py runs the inline PTX on an NVIDIA GPU.
 from __future__ import annotations
 
 import dataclasses
+from math import prod
 from dataclasses import replace
 
 import numpy as np
@@ -30,7 +31,9 @@ from mdh_ir.runtime import device_info, select_device
 from mdh_ir.runtime.program import Program
 from mdh_ir.schedule.constraints import violations
 from mdh_ir.schedule.default_config import default_config
-from mdh_ir.schedule.mma import MmaPlan
+from mdh_ir.schedule.mma import SHAPES, MmaForm, MmaPlan
+from mdh_ir.schedule.tiling import ceildiv
+from mdh_ir.tuning.space import LCL_PADS
 from mdh_ir.schedule.tiling import TilePlan
 from mdh_ir.semantics.reference import find_compute, random_inputs
 from mdh_ir.schedule.constraints import mma_kind
@@ -80,7 +83,8 @@ def mma_config(op, info, rng: np.random.Generator, tries: int = 20000):
         plan = TilePlan(op, cfg)
         mma = MmaPlan.of(plan)
         assert isinstance(mma, MmaPlan), mma
-        if mma.frags_m * mma.frags_n * cfg.pt_size[mma.form.k] // mma.shape[2] <= MOST_WARP_MMAS:
+        outer = prod(plan.max_trips("pt", d) * cfg.pt_size[d] for d in mma.form.outer)
+        if outer * mma.frags_m * mma.frags_n * cfg.pt_size[mma.form.k] // mma.shape[2] <= MOST_WARP_MMAS:
             return cfg
     raise AssertionError("no legal configuration with mma drawn")
 
@@ -135,6 +139,88 @@ def test_random_16_bit_mma_configurations(kind: str, sizes, transposed: bool) ->
     """f16 and bf16 fragments (m16n8k16, two elements a register) at awkward sizes: k
     of 19, 47 and 33 pads the last fragment step."""
     check_random_configurations(kind, sizes, transposed, 1000 + 100 * SIZES_16.index(sizes))
+
+
+OUTER_FORMS = {
+    "bmatmul": ({"b": 3, "i": 33, "j": 17, "k": 19}, "b, i, k", "b, k, j", "b, i, j"),
+    "conv": (
+        {"n": 2, "p": 2, "q": 20, "k": 16, "r": 3, "s": 2, "c": 17},
+        "n, 2*p + r, 2*q + s, c", "k, r, s, c", "n, p, q, k",
+    ),
+    "conv-k-first": (
+        {"n": 1, "p": 2, "q": 16, "k": 9, "r": 2, "s": 2, "c": 16}, "c, n, p + r, q + s", "c, r, s, k", "n, k, p, q"
+    ),
+    "contraction": ({"a": 3, "b": 17, "c": 8, "d": 2, "g": 17}, "g, d, a, b", "g, c, d", "a, b, c, d"),
+}  # fmt: skip
+"""Sums of products with dimensions besides the fragments' i, j and k (`MmaForm.outer`):
+a batch, convolutions (k = c last in both inputs, or first in both, read by element), a
+contraction whose rows and columns take one of several dimensions each."""
+
+
+def outer_config(op, info, kind: str, rng: np.random.Generator):
+    """A legal configuration with mma `kind` of an op with outer dimensions: a random
+    warp tile (blocks of 16 or 32 rows by 8 to 32 columns, 32 or 64 work-items), one or
+    two private tiles along i, j and k, random local and private tiles along the outer
+    dimensions, layouts, loop orders, prefetch, padding and combine layer (the space
+    draws a legal one of 7 dimensions too rarely to search for it)."""
+    form = MmaForm.of(op)
+    base = default_config(op, info)
+    pw = [d for d, c in enumerate(op.combines) if c.kind == "pw"]
+    for _ in range(2000):
+        lt, pt, wi = [1] * op.rank, [1] * op.rank, [1] * op.rank
+        for d, m in ((form.i, 16), (form.j, 8)):
+            block = m * int(rng.choice([1, 2, 4 if d == form.j else 2]))
+            wi[d] = int(rng.choice([w for w in (1, 2, 4, 8, 16, 32) if block % w == 0]))
+            pt[d], lt[d] = block // wi[d], min(block * int(rng.integers(1, 3)), op.sizes[d])
+        pt[form.k] = SHAPES[kind][2] * int(rng.integers(1, 3))
+        lt[form.k] = pt[form.k] * int(rng.integers(1, 3))
+        for d in form.outer:
+            lt[d] = int(rng.integers(1, min(op.sizes[d], 3) + 1))
+            pt[d] = int(rng.integers(1, lt[d] + 1))
+        if prod(wi) not in (32, 64):
+            continue
+        wg = [1 if d in pw else ceildiv(n, lt[d]) // int(rng.integers(1, 3)) or 1 for d, n in enumerate(op.sizes)]
+        prefetch = int(rng.integers(0, 4))
+        layouts = tuple(tuple(rng.permutation(len(v.type.get_shape())).tolist()) for v in op.inputs)
+        cfg = base.with_(
+            num_wg=tuple(wg), num_wi=tuple(wi), lt_size=tuple(lt), pt_size=tuple(pt),
+            inp_mem=(("lcl", "lcl"), ("glb", "glb")), res_mem=("prv",), vector_width=1, mma=kind,
+            ocl_dim=tuple(tuple(int(rng.integers(0, 3)) if n > 1 else 2 for n in ns) for ns in (wg, wi)),
+            buf_layout=(layouts, base.buf_layout[1]),
+            loop_order=tuple(tuple(rng.permutation(op.rank).tolist()) for _ in range(2)),
+            combine_layer=str(rng.choice(["end", "lt"])), prefetch=prefetch,
+            stages=int(rng.integers(2, 5)) if prefetch == 3 else 2,
+            lcl_pad=int(rng.choice(LCL_PADS)), wg_combine="kernel",
+        )  # fmt: skip
+        if violations(op, cfg, info):
+            continue
+        mma = MmaPlan.of(TilePlan(op, cfg))
+        points = prod(TilePlan(op, cfg).max_trips("pt", d) * pt[d] for d in form.outer)
+        if points * mma.frags_m * mma.frags_n * pt[form.k] // mma.shape[2] <= MOST_WARP_MMAS:
+            return cfg
+    raise AssertionError("no legal configuration with mma found")
+
+
+@pytest.mark.parametrize("name", list(OUTER_FORMS))
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_random_mma_configurations_with_outer_dimensions(kind: str, name: str) -> None:
+    """Fragments computed at every point of the outer dimensions (kept ones: fragments
+    per point; pw ones: summed into the same fragments, a padded point skipped)."""
+    t, precision = KINDS[kind]
+    sizes, a, b, out = OUTER_FORMS[name]
+    module = sum_of_products(name.replace("-", "_"), sizes, a, b, out, t, precision)
+    op = find_compute(module)
+    assert MmaForm.of(op).outer
+    info = with_tensor_cores(device_info(TEST_DEVICE))
+    for draw in range(DRAWS):
+        seed = 3000 + 100 * list(OUTER_FORMS).index(name) + 10 * list(KINDS).index(kind) + draw
+        rng = np.random.default_rng(seed)
+        cfg = outer_config(op, info, kind, rng)
+        inputs = random_inputs(op, rng)
+        try:
+            check_outputs(module, inputs, run_emulated(module, cfg, inputs))
+        except Exception as e:
+            raise AssertionError(f"{name} draw {draw} (seed {seed}), config {cfg}: {e}") from e
 
 
 INSTRUCTIONS = {
@@ -307,11 +393,11 @@ def test_mma_drawn_only_with_tensor_cores_and_its_inputs(kind: str) -> None:
     assert drawn == {"gpu": {"none", kind}, "cpu": {"none"}}
 
 
-@pytest.mark.parametrize("sizes", [(256, 128, 48), (300, 200, 40)], ids=lambda s: "x".join(map(str, s)))
+@pytest.mark.parametrize("sizes", [(256, 128, 264), (300, 200, 280)], ids=lambda s: "x".join(map(str, s)))
 def test_gpu_default_computes_tf32_on_fragments(sizes) -> None:
     """On a GPU with tensor cores (here of 4 compute units, which these sizes keep busy)
     the default configuration of a TF32 matrix product takes the fragments (whole and
-    partial work-group tiles; k of 48 and 40: padded local tiles of 16), its copies
+    partial work-group tiles; k of 264 and 280: padded local tiles of 16), its copies
     round the inputs once, A keeps its layout (k last) in local memory, where
     `ldmatrix` loads its fragments, and its results match the reference; the same
     product in IEEE precision keeps FP32 FMAs."""
@@ -354,6 +440,51 @@ def test_gpu_default_tile_keeps_the_compute_units_busy(kind: str) -> None:
         assert cfg.stages == (4 if tile and kind != "tf32" else 2), sizes
 
 
+def conv(kind: str, n: int, p: int, k: int, r: int, c: int, stride: int = 1):
+    """ResNet-50's convolution out[n, p, q, k] = sum x[n, σp + r, σq + s, c] w[k, r, s, c]
+    (p = q, r = s) with mma `kind`'s inputs."""
+    t, precision = KINDS[kind]
+    sizes = dict(n=n, p=p, q=p, k=k, r=r, s=r, c=c)
+    x = f"n, {stride}*p + r, {stride}*q + s, c"
+    return sum_of_products("mcc", sizes, x, "k, r, s, c", "n, p, q, k", t, precision)
+
+
+def test_gpu_default_convolutions_and_batches_on_fragments() -> None:
+    """The GPU default (132 compute units) computes ResNet-50's convolutions at batch 32
+    on fragments: rows along the batch (32 x 128 tiles), the filter taps r, s outer,
+    k = c in local tiles of `SUMMED_K_TILE` (16 for 1 x 1), two output pixels along q a
+    work-group where that leaves `PAIRED_BUSY` work-groups a compute unit (conv3:
+    392; conv4: 196 would not, one pixel each); a batched product with a sum of 64 stays
+    on the FP32 path (`MMA_SHORTEST_SUM`), one of 512 takes fragments, one batch a
+    work-group (both inputs read the batch: no pairing)."""
+    gpu = with_tensor_cores(PRESETS["gpu"])
+    q, c_ = 2, 6
+    for sizes, lt, paired in [((32, 28, 128, 3, 128), 32, True), ((32, 14, 256, 3, 256), 32, False),
+                              ((32, 28, 512, 1, 128), 16, True)]:  # fmt: skip
+        op = find_compute(conv("f16", *sizes))
+        cfg = default_config(op, gpu)
+        assert (cfg.mma, cfg.num_wi[0], cfg.lt_size[0], cfg.lt_size[c_]) == ("f16", 4, 32, lt), sizes
+        assert (cfg.lt_size[q], cfg.stages) == ((2, 2) if paired else (1, 3 if lt == 32 else 4)), sizes
+    assert default_config(find_compute(conv("tf32", 32, 28, 128, 3, 128)), gpu).mma == "tf32"
+    for k, mma in ((64, "none"), (512, "f16")):
+        op = find_compute(sum_of_products("bmm", dict(b=32, i=512, j=512, k=k), "b, i, k", "b, k, j", "b, i, j", f16))
+        cfg = default_config(op, gpu)
+        assert cfg.mma == mma and (mma == "none" or cfg.lt_size[0] == 1), k
+
+
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_gpu_default_convolution_matches_the_reference(kind: str) -> None:
+    """The GPU default of a small convolution at batch 32 (4 compute units: two output
+    pixels a work-group, 32 x 64 tiles) computes the reference's results."""
+    module = conv(kind, 32, 5, 64, 3, 32 if kind == "tf32" else 48)
+    op = find_compute(module)
+    gpu = replace(with_tensor_cores(PRESETS["gpu"]), compute_units=4)
+    cfg = default_config(op, gpu)
+    assert cfg.mma == kind and cfg.lt_size[2] == 2 and cfg.lt_size[3] == 64, cfg
+    inputs = random_inputs(op, np.random.default_rng(7))
+    check_outputs(module, inputs, run_emulated(module, cfg, inputs))
+
+
 @pytest.mark.parametrize(
     "kind, trans", [("tf32", False), ("f16", False), ("f16", True), ("bf16", False), ("bf16", True)]
 )
@@ -391,7 +522,7 @@ def test_exchange_band_leaves_local_memory_to_the_tiles(deeper: str) -> None:
     default's 128 x 64), not the whole block (32 KB): beside the default's local tiles
     there is room for a local tile of 32 along k or for two prefetch slots (30 KB each
     of 48 KB), and the results match the reference. Both together (56 KB) do not fit."""
-    module = matmul(256, 128, 96)
+    module = matmul(256, 128, 256)
     op = find_compute(module)
     gpu = with_tensor_cores(PRESETS["gpu"])
     base = default_config(op, replace(gpu, compute_units=4)).with_(

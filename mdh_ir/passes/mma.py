@@ -43,6 +43,20 @@ reads; in a padded k loop each register keeps only its elements inside the local
     %a:4 = lowlevel.ldmatrix %a_lcl[r0 + fm*16 + 8 (q mod 2) + l mod 8, k0 + K/2 (q / 2)]
     %b:4 = lowlevel.ldmatrix trans %b_lcl[k0 + K/2 (q mod 2) + l mod 8, c0 + 8 (q / 2)]
 
+An op with outer dimensions (`MmaForm.outer`: a batch, a convolution's pixels and
+filter taps; num_wi 1 along them) computes its fragments at every point of them in the
+work-group's local tile: the accumulator fragments get an axis per private-tile step
+and element of each kept outer dimension, the points of the pw outer dimensions are
+summed into the same fragments (a point of a padded local tile beyond its end skipped
+by an `scf.if`), and the fragment loads read A and B at the point's values:
+
+    scf.for s_i, s_j, pw outer points, s_k, q {
+      fragments of the inputs that read no kept outer dimension
+      scf.for kept outer points (s_d, e_d) {
+        fragments of the others; mmas into %c[s_d, e_d, ..., s_i, s_j, fm, fn]
+      }
+    }
+
 After the accumulator's scope (where `mdh-place-combine` flushes it) the fragments go
 to the work-items' accumulators through local memory (the `exchange`), one step block
 at a time, in rounds over its bands of 16 rows (a fragment's M) through a local band
@@ -60,7 +74,8 @@ of 16 x block columns:
 (both conditions `scf.if`: nothing outside the band is stored or loaded), the
 accumulators' flush (work-group partials, epilogue) unchanged. It runs once per step
 block at the end of the work; a band instead of the whole block leaves the local
-memory to the local tiles.
+memory to the local tiles. With kept outer dimensions the exchange runs once per
+point of them, into the accumulator at that point's step and element.
 """
 
 from dataclasses import dataclass
@@ -72,6 +87,7 @@ from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint
 
+from mdh_ir.affine import linear_results
 from mdh_ir.dialects.lowlevel import (
     LCL,
     LOCAL_SIZE_ATTR,
@@ -96,6 +112,12 @@ from mdh_ir.passes.kernel_stage import rewritten_by
 from mdh_ir.passes.promote_memory import ReadLimits
 from mdh_ir.schedule.mma import WARP, MmaPlan
 from mdh_ir.schedule.tiling import TilePlan
+
+
+Ks = list[list[SSAValue]]
+"""A lane's k values per half of a fragment's k (one, or two per 16-bit register)."""
+Masks = list[SSAValue | None]
+"""Per half of k, what keeps its elements inside a padded local tile (`Fragments.k_mask`)."""
 
 
 @dataclass
@@ -148,21 +170,25 @@ class Matrices:
     trans: bool
 
     @staticmethod
-    def of(load: ViewLoadOp, row: int, k: int, kind: MmaKind) -> "Matrices | None":
-        """For the reads of `load` (rows along dimension `row`, k along `k`), or None
-        where the copy's layout does not allow it: not two axes one dimension each,
-        the contiguous axis neither k nor (16-bit kinds) the rows, or rows of the copy
-        not a multiple of 16 bytes."""
+    def of(plan: TilePlan, b: int, load: ViewLoadOp, row: int, k: int, kind: MmaKind) -> "Matrices | None":
+        """For the reads of input b by `load` (rows along dimension `row`, k along `k`),
+        or None where its local copy's layout does not allow it: the copy's last axis
+        is not k alone (coefficient 1, k on no other axis) nor, for 16-bit kinds, the
+        rows alone, or its rows are not a multiple of 16 bytes."""
         t = load.source.type
         assert isinstance(t, MemRefType)
-        axes = [r.used_dims() for r in load.map.data.results]
-        if len(axes) != 2 or {frozenset(a) for a in axes} != {frozenset({row}), frozenset({k})}:
-            return None
+        forms = linear_results(plan.op.input_maps[b][0])
+        assert forms is not None, "MmaForm takes linear maps"
+        axes = [forms[a].coeffs for a in plan.cfg.buf_layout[0][b]]
+
+        def alone(d: int) -> bool:
+            return axes[-1] == tuple(int(x == d) for x in range(plan.rank)) and not any(a[d] for a in axes[:-1])
+
         if t.get_shape()[-1] * (4 if kind.per_register == 1 else 2) % 16:
             return None
-        if axes[1] == {k}:
+        if alone(k):
             return Matrices(False)
-        return Matrices(True) if kind.per_register == 2 else None
+        return Matrices(True) if kind.per_register == 2 and alone(row) else None
 
     def offsets(self, e: Emitter, lane: Lane, rows_per: int, ks_per: int, k_half: int) -> tuple[SSAValue, SSAValue]:
         """The row and k a lane adds to its fragment's origin for the address it gives:
@@ -219,7 +245,12 @@ class Fragments:
         top = Emitter.at_start(kernel.body.block)
         self.trips = [self.plan.max_trips("pt", d) for d in (self.form.i, self.form.j)]
         m = self.mma
-        shape = [*self.trips, m.frags_m, m.frags_n, m.shape[0] * m.shape[1] // WARP]
+        self.kept_outer = [d for d in self.form.outer if d in self.plan.kept_dims]
+        self.read_dims = [
+            {d for r in maps[0].results for d in r.used_dims()} for maps in self.plan.op.input_maps
+        ]  # fmt: skip
+        per_point = [x for d in self.kept_outer for x in (self.plan.max_trips("pt", d), self.plan.cfg.pt_size[d])]
+        shape = [*per_point, *self.trips, m.frags_m, m.frags_n, m.shape[0] * m.shape[1] // WARP]
         self.c = top.emit(memref.AllocaOp.get(f32, shape=shape, memory_space=PRV))
         self.lane = Lane.of(kernel, top)
         self.row0 = top.mul(top.div(self.lane.warp, m.warps_n), m.warp_rows)
@@ -229,7 +260,7 @@ class Fragments:
         cfg, k = self.plan.cfg, self.form.k
         whole = cfg.lt_size[k] % cfg.pt_size[k] == 0  # no fragment step reads past the copy
         for b, row, (rows_per, ks_per) in ((0, self.form.i, (1, 2)), (1, self.form.j, (2, 1))):
-            how = Matrices.of(self.reads[b], row, self.form.k, self.kind)
+            how = Matrices.of(self.plan, b, self.reads[b], row, self.form.k, self.kind)
             if how is not None and whole:
                 self.matrices[b] = (how, *how.offsets(top, self.lane, rows_per, ks_per, k_half))
 
@@ -270,7 +301,30 @@ class Fragments:
         halves = [e.select(c, e.const(bits, i32), e.const(0, i32)) for c, bits in zip(inside, (0xFFFF, -0x10000))]
         return e.emit(arith.OrIOp(*halves))
 
-    def ldmatrix(self, e: Emitter, b: int, row: int, origin: SSAValue, k0: SSAValue, count: int) -> list[SSAValue]:
+    def points(self, e: Emitter, kept: bool) -> tuple[dict[int, tuple[Value, Value, SSAValue]], Emitter | None]:
+        """Loops over the work-group's points of the kept (or pw) outer dimensions: per
+        dimension its private-tile step, element and value (num_wi 1: the local tile's
+        start + step * pt_size + element), and the emitter inside them, where a padded
+        pw dimension's point lies in its local tile (None where it never does)."""
+        points: dict[int, tuple[Value, Value, SSAValue]] = {}
+        inner: Emitter | None = e
+        for d in self.form.outer:
+            if (d in self.plan.kept_dims) != kept:
+                continue
+            pt = self.plan.cfg.pt_size[d]
+            s, e = loop(e, self.plan.max_trips("pt", d))
+            x, e = loop(e, pt)
+            lt = self.local[d]
+            points[d] = (s, x, e.linear([(1, lt.tile_start), (pt, s), (1, x)]))
+            if not kept and self.plan.padded(d):
+                e = e.if_(e.cmp("slt", points[d][2], e.add(lt.tile_start, lt.tile_size)))  # type: ignore[assignment]
+                if e is None:
+                    return points, None
+        return points, e
+
+    def ldmatrix(
+        self, e: Emitter, b: int, row: int, origin: SSAValue, k0: SSAValue, count: int, fixed: dict[int, SSAValue]
+    ) -> list[SSAValue]:
         """`count` registers of input b by `ldmatrix` (`Matrices`): the fragment(s)
         whose rows (along dimension `row`) start at `origin`, k at `k0`; a lane's row
         beyond the local tile reads inside the copy (its `limits`; for a transposed
@@ -279,7 +333,7 @@ class Fragments:
         beyond it reads the copy's stale elements (dropped by `masked`)."""
         old = self.reads[b]
         how, d_row, d_k = self.matrices[b]
-        at = {row: e.add(origin, d_row), self.form.k: e.add(k0, d_k)}
+        at = {**fixed, row: e.add(origin, d_row), self.form.k: e.add(k0, d_k)}
         dims = [at[d] if d in at else e.const(0) for d in range(self.plan.rank)]
         limits = self.limits.of("lcl", ViewLoadOp(old.source, dims, old.syms, old.map, "none"))
         if limits and limits[row] is not dims[row]:
@@ -297,44 +351,79 @@ class Fragments:
         return values[0] if len(values) == 1 else packed(e, *values)
 
     def compute(self, e: Emitter) -> None:
-        """The fragment loop nest in place of the private-tile loops."""
+        """The fragment loop nest in place of the private-tile loops: the step blocks,
+        the points of the pw outer dimensions, the k steps, then the points of the kept
+        outer dimensions innermost, so that an input that reads none of them (a
+        convolution's filter along q) loads its fragments once for all of them (NVIDIA's
+        compiler merged the repeated loads of the other order itself: the same time)."""
         plan, form, m = self.plan, self.form, self.mma
         cfg, lane = plan.cfg, self.lane
         s_i, e = loop(e, self.trips[0])
         s_j, e = loop(e, self.trips[1])
+        summed, inner = self.points(e, kept=False)
+        if inner is None:
+            return
+        e = inner
         s_k, e = loop(e, plan.max_trips("pt", form.k))
         q, e = loop(e, cfg.pt_size[form.k] // m.shape[2])
         k0 = e.linear([(1, self.local[form.k].tile_start), (cfg.pt_size[form.k], s_k), (m.shape[2], q)])
         per = self.kind.per_register
         kt = [[e.add(k0, fragment_k(e, self.kind, lane.t, v, x)) for x in range(per)] for v in range(2)]
         masks = [self.k_mask(e, kt[v]) for v in range(2)] if self.matrices else [None, None]
-        rows = e.linear([(1, self.local[form.i].tile_start), (m.block[0], s_i), (1, self.row0)])
-        cols = e.linear([(1, self.local[form.j].tile_start), (m.block[1], s_j), (1, self.col0)])
+        starts = [
+            e.linear([(1, self.local[d].tile_start), (m.block[x], step), (1, origin)])
+            for x, (d, step, origin) in enumerate(((form.i, s_i, self.row0), (form.j, s_j, self.col0)))
+        ]
+        load = (self.a_registers, self.b_registers)
+        fixed = {d: value for d, (_, _, value) in summed.items()}
+        shared = [not set(self.kept_outer) & self.read_dims[b] for b in range(2)]
+        regs = {b: load[b](e, starts[b], k0, kt, masks, fixed) for b in range(2) if shared[b]}
+        kept, e = self.points(e, kept=True)
+        fixed.update({d: value for d, (_, _, value) in kept.items()})
+        regs.update({b: load[b](e, starts[b], k0, kt, masks, fixed) for b in range(2) if not shared[b]})
+        for fm in range(m.frags_m):
+            for fn in range(m.frags_n):
+                at = [*(x for s, el, _ in kept.values() for x in (s, el)), s_i, s_j, fm, fn]
+                acc = [e.load(self.c, [*at, v]) for v in range(4)]
+                mma = e.op(MmaOp(cfg.mma, regs[0][fm], regs[1][fn], acc))
+                for v, d in enumerate(mma.results):
+                    e.store(d, self.c, [*at, v])
+
+    def a_registers(
+        self, e: Emitter, rows: SSAValue, k0: SSAValue, kt: Ks, masks: Masks, fixed: dict[int, SSAValue]
+    ) -> list[list[SSAValue]]:
+        """Per A fragment of the warp tile whose rows start at `rows`, k at `k0`, the
+        lane's four registers (k values `kt` per half of k, `masks` per half where k is
+        padded, the outer dimensions at `fixed`)."""
+        m, form, lane = self.mma, self.form, self.lane
         a: list[list[SSAValue]] = []
         for fm in range(m.frags_m):
             if 0 in self.matrices:
-                regs = self.ldmatrix(e, 0, form.i, e.add(rows, fm * m.shape[0]), k0, 4)
+                regs = self.ldmatrix(e, 0, form.i, e.add(rows, fm * m.shape[0]), k0, 4, fixed)
                 a.append([masked(e, reg, masks[v // 2]) for v, reg in enumerate(regs)])
                 continue
             r = [e.add(e.add(rows, lane.g), fm * m.shape[0] + 8 * h) for h in range(2)]
-            a.append([self.register(e, 0, {form.i: r[h]}, kt[v]) for v in range(2) for h in range(2)])
+            a.append([self.register(e, 0, {**fixed, form.i: r[h]}, kt[v]) for v in range(2) for h in range(2)])
+        return a
+
+    def b_registers(
+        self, e: Emitter, cols: SSAValue, k0: SSAValue, kt: Ks, masks: Masks, fixed: dict[int, SSAValue]
+    ) -> list[list[SSAValue]]:
+        """Per B fragment of the warp tile whose columns start at `cols`, the lane's two
+        registers (`a_registers`)."""
+        m, form, lane = self.mma, self.form, self.lane
         b: list[list[SSAValue]] = []
         for fn in range(m.frags_n):
             if 1 in self.matrices:
                 if fn % 2 == 0:
-                    regs = self.ldmatrix(e, 1, form.j, e.add(cols, fn * m.shape[1]), k0, 4 if fn + 1 < m.frags_n else 2)
+                    count = 4 if fn + 1 < m.frags_n else 2
+                    regs = self.ldmatrix(e, 1, form.j, e.add(cols, fn * m.shape[1]), k0, count, fixed)
                     regs = [masked(e, reg, masks[v % 2]) for v, reg in enumerate(regs)]
                     b.extend(regs[x : x + 2] for x in range(0, len(regs), 2))
                 continue
             c = e.add(e.add(cols, lane.g), fn * m.shape[1])
-            b.append([self.register(e, 1, {form.j: c}, kt[v]) for v in range(2)])
-        for fm in range(m.frags_m):
-            for fn in range(m.frags_n):
-                at = [s_i, s_j, fm, fn]
-                acc = [e.load(self.c, [*at, v]) for v in range(4)]
-                mma = e.op(MmaOp(cfg.mma, a[fm], b[fn], acc))
-                for v, d in enumerate(mma.results):
-                    e.store(d, self.c, [*at, v])
+            b.append([self.register(e, 1, {**fixed, form.j: c}, kt[v]) for v in range(2)])
+        return b
 
     def exchange(self, e: Emitter) -> None:
         """The fragments into the work-items' accumulators, one step block at a time, in
@@ -343,6 +432,8 @@ class Fragments:
         rows = m.shape[0]
         top = Emitter.at_start(self.kernel.body.block)
         band = top.emit(memref.AllocaOp.get(f32, shape=[rows, m.block[1]], memory_space=LCL))
+        kept, e = self.points(e, kept=True)
+        point = [x for s, el, _ in kept.values() for x in (s, el)]
         s_i, e = loop(e, self.trips[0])
         s_j, e = loop(e, self.trips[1])
         r, e = loop(e, m.block[0] // rows)
@@ -356,7 +447,7 @@ class Fragments:
                 for v in range(4):
                     row = store.add(lane.g, 8 * (v // 2))
                     c = store.add(cols, fn * m.shape[1] + v % 2)
-                    store.store(store.load(self.c, [s_i, s_j, fm, fn, v]), band, [row, c])
+                    store.store(store.load(self.c, [*point, s_i, s_j, fm, fn, v]), band, [row, c])
         e.op(BarrierOp())
         pt = [plan.cfg.pt_size[d] for d in (form.i, form.j)]
         e_i, body = loop(e, pt[0])
@@ -365,6 +456,7 @@ class Fragments:
         assert load is not None, "a constant row lies in the one round's band"
         e_j, load = loop(load, pt[1])
         step = {("pt", form.i): s_i, ("pt", form.j): s_j, ("el", form.i): e_i, ("el", form.j): e_j}
+        step.update({(layer, d): x for d, (s, el, _) in kept.items() for layer, x in (("pt", s), ("el", el))})
         c = load.linear([(pt[1], self.parts[form.j]), (1, e_j)])
         at = [load.rem(row, rows), c]
         load.store(load.load(band, at), self.acc, [step[lp] for lp in plan.acc_loops])

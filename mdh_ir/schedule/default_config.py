@@ -231,24 +231,55 @@ def _gpu_config(op: ComputeOp, device: DeviceInfo) -> Config:
     return _assemble(op, device, num_wi, pt, tuple(range(rank)), busy=busy)
 
 
-MMA_TILES = ((128, 256, 16, 16), (256, 128, 16, 16), (128, 128, 16, 8), (64, 128, 8, 16), (128, 64, 16, 8))
+MMA_TILES = (
+    (128, 256, 16, 16), (256, 128, 16, 16), (128, 128, 16, 8), (64, 128, 8, 16), (128, 64, 16, 8), (32, 128, 4, 32),
+    (32, 64, 4, 16),
+)
 """The work-group tiles of the GPU default on tensor cores, largest first: rows, columns,
 and the work-items along each (8 x 8 outputs each, so 16 x 16 work-items are 8 warps of
-64 x 64 outputs and 16 x 8 are 4 warps of 64 x 32 or 32 x 64)."""
-ASYNC_MMA_TILES = ((64, 128, 8, 16), (128, 64, 16, 8), (64, 64, 8, 8))
+64 x 64 outputs and 16 x 8 are 4 warps of 64 x 32 or 32 x 64); 32 x 128 (or 32 x 64) where the rows
+are fewer than 64 (H100, TF32, ResNet-50 3 x 3 convolutions at batch 32 against the
+FP32 path: conv3 0.294 -> 0.176 ms, conv5 0.370 -> 0.204)."""
+FEW_ROWS = 32
+"""The rows of the tiles of `MMA_TILES` and `ASYNC_MMA_TILES` that the GPU default takes
+only where the rows are fewer than twice as many (a convolution's batch of 32; H200,
+TF32, 128 x 4096 x 4096 in 128 work-groups of 32 x 128: 0.170 ms, 0.115 on the FP32
+path)."""
+ASYNC_MMA_TILES = ((64, 128, 8, 16), (128, 64, 16, 8), (64, 64, 8, 8), (32, 128, 4, 32), (32, 64, 4, 16))
 """The work-group tiles of the GPU default on tensor cores where asynchronous copies
 fill the local tiles (`_async_copies`), largest first: 4 (or 2) warps of 32 x 64 (or
 64 x 32) outputs, several work-groups a compute unit, each `MMA_STAGES - 1` local tiles
-ahead."""
+ahead; 32 x 128 (4 warps of 32 x 32) or 32 x 64 where the rows are fewer than 64 (a
+convolution's batch of 32)."""
 MMA_STAGES = 4
 """`stages` of the GPU default on `ASYNC_MMA_TILES`: three local tiles of 16 along k in
 flight (f16 64 x 128 tiles on an H100, 2 -> 4 stages: 1000^3 0.0378 -> 0.0309 ms)."""
 ASYNC_SMALLEST_BUSY = 1 / 8
-"""The share of compute units the smallest of `ASYNC_MMA_TILES` must keep busy (the
-others: `MMA_BUSY`). H100, f16, against the FP32 path: 36-128 work-groups of it were
-1.7-4.2x faster (384^3 to 768^3, 64 and 128 x 4096 x 4096); fewer were faster at 256^3
-and 64^3 (0.60x and 0.63x the time) and slower at 256 x 256 x 8192 (1.22x: 16
-work-groups through a reduction of 8192, where the FP32 path splits it)."""
+"""The share of compute units the tiles of `FEW_BUSY_TILES` must keep busy (the
+others: `MMA_BUSY`). H100, f16, 64 x 64 tiles against the FP32 path: 36-128
+work-groups of it were 1.7-4.2x faster (384^3 to 768^3, 64 and 128 x 4096 x 4096);
+fewer were faster at 256^3 and 64^3 (0.60x and 0.63x the time) and slower at
+256 x 256 x 8192 (1.22x: 16 work-groups through a reduction of 8192, where the FP32
+path splits it)."""
+FEW_BUSY_TILES = ((64, 64, 8, 8), (32, 128, 4, 32))
+"""The tiles of `ASYNC_MMA_TILES` held to `ASYNC_SMALLEST_BUSY` (the others to
+`MMA_BUSY`; 32 x 64 too, which would take 256^3 from the FP32 path)."""
+MMA_SHORTEST_SUM = {"tf32": 256, "f16": 128, "bf16": 128}
+"""Per kind, the fewest products an output sums for the GPU default to compute it on
+fragments: a shorter sum does not pay for the fragments' exchange with the work-items'
+accumulators and the pipeline's start, and TF32 fragments (half the 16-bit kinds'
+rate, copies that round) need a longer one. Batched products, fragments against the
+FP32 path: 32 x 512 x 512 x 64 (a sum of 64) TF32 0.139 / 0.037 ms (H100), f16 0.063 /
+0.042 (H200); 16 x 127 x 500 x 63 f16 0.018 / 0.012 (H200); 8 x 1023 x 1025 x 255 f16
+0.162 / 0.174 (H100), TF32 0.186 / 0.154 (H200); ResNet-50's 1 x 1 convolution 128 to
+512 at batch 32 (a sum of 128): f16 0.047 / 0.112 (H100), TF32 0.078 / 0.094 (H200, the
+one this rule misses)."""
+SUMMED_K_TILE = 32
+"""The local tile along k of the GPU default on `ASYNC_MMA_TILES` where outer pw
+dimensions (a convolution's r, s) restart the pipelined loop over k at each of their
+points, 3 stages deep: H100, f16, ResNet-50 3 x 3 convolutions at batch 32 in 32 x 128
+tiles, against 16 x 4 stages: conv3 0.078 -> 0.062 ms, conv4 0.071 -> 0.056, conv5 0.094
+-> 0.078."""
 MMA_BUSY = 3 / 4
 """The share of compute units that the work-groups of the GPU default's tile on tensor
 cores must at least keep busy (`_gpu_mma_tiles`)."""
@@ -260,9 +291,11 @@ def _gpu_mma_tiles(op: ComputeOp, device: DeviceInfo, cfg: Config) -> Config | N
     tensor cores: `cfg` computing its private tiles on warp fragments (`mma`), in the
     largest legal work-group tile of `MMA_TILES` (`ASYNC_MMA_TILES` where asynchronous
     copies fill the local tiles) within the sizes whose work-groups keep `MMA_BUSY` of
-    the compute units busy (`ASYNC_SMALLEST_BUSY` for the smallest asynchronous tile;
-    larger tiles read each input fewer times, but leave compute units idle); None where
-    none does, for the FP32 path. f16 on an H100, same runs, from flushed caches, these
+    the compute units busy (`ASYNC_SMALLEST_BUSY` for `FEW_BUSY_TILES`; larger tiles
+    read each input fewer times, but leave compute units idle),
+    counting a work-group per point of the kept outer dimensions (`MmaForm.outer`: a
+    batch, a convolution's pixels, one point a work-group); None where none does, for
+    the FP32 path. f16 on an H100, same runs, from flushed caches, these
     tiles 4 stages deep against the former 128 x 256 (or 64 x 128, or FP32 path) one
     tile ahead: 4096^3 0.898 -> 0.698 ms, 3000^3 0.527 -> 0.335, 2000^3 0.154 -> 0.121,
     1536^3 0.107 -> 0.058, 1000^3 0.051 -> 0.030, 768^3 0.071 -> 0.017, 512^3 0.023 ->
@@ -283,16 +316,60 @@ def _gpu_mma_tiles(op: ComputeOp, device: DeviceInfo, cfg: Config) -> Config | N
         return None
     form = MmaForm.of(op)
     assert not isinstance(form, str)
+    if prod(op.sizes[d] for d in range(op.rank) if op.combines[d].kind == "pw") < MMA_SHORTEST_SUM[kind]:
+        return None
     rows, cols = op.sizes[form.i], op.sizes[form.j]
+    points = prod(op.sizes[d] for d in form.outer if op.combines[d].kind != "pw")
     pipelined = _async_copies(op, device, kind)
     for tile in ASYNC_MMA_TILES if pipelined else MMA_TILES:
-        groups = ceildiv(rows, tile[0]) * ceildiv(cols, tile[1])
-        least = ASYNC_SMALLEST_BUSY if pipelined and tile == ASYNC_MMA_TILES[-1] else MMA_BUSY
-        if tile[0] <= rows and tile[1] <= cols and groups >= least * device.compute_units:
+        groups = ceildiv(rows, tile[0]) * ceildiv(cols, tile[1]) * points
+        least = ASYNC_SMALLEST_BUSY if pipelined and tile in FEW_BUSY_TILES else MMA_BUSY
+        fits = tile[0] <= rows < 2 * tile[0] if tile[0] == FEW_ROWS else tile[0] <= rows
+        if fits and tile[1] <= cols and groups >= least * device.compute_units:
             fragments = _mma_tile(op, device, cfg, form, kind, *tile)
             if not violations(op, fragments, device):
-                return fragments
+                return _paired(op, device, fragments, form, groups)
     return None
+
+
+PAIRED_BUSY = 2.5
+"""The work-groups a compute unit that the GPU default's work-groups must still give
+when they take two points of a kept outer dimension each (`_paired`)."""
+
+
+def _paired(op: ComputeOp, device: DeviceInfo, cfg: Config, form: MmaForm, groups: int) -> Config:
+    """`cfg` (of `groups` work-groups) with two points a work-group of the last kept
+    outer dimension that some input does not read (a convolution's q: both points read
+    the same filter tile, which halves its copies per output; not a batch), 2 stages
+    deep (the local tiles of A double), where the work-groups still give `PAIRED_BUSY` a
+    compute unit and it is legal. H100, f16, ResNet-50
+    convolutions at batch 32, single -> paired: 3 x 3 conv2 0.076 -> 0.068 ms, conv3
+    0.062 -> 0.049, conv3 stride 2 0.063 -> 0.054; 1 x 1 conv3 128 to 512 0.056 -> 0.047,
+    conv4 256 to 1024 0.044 -> 0.037, conv5 512 to 2048 0.042 -> 0.040; with fewer
+    work-groups slower: conv4 0.057 -> 0.066 (196 paired work-groups on 132 compute
+    units), conv5 0.078 -> 0.113; conv2 1 x 1 64 to 256 0.070 -> 0.073, the one miss."""
+    kept = [d for d in form.outer if op.combines[d].kind != "pw" and op.sizes[d] > 1 and not _read_by_all(op, d)]
+    if not kept:
+        return cfg
+    d = kept[-1]
+    if groups * ceildiv(op.sizes[d], 2) / op.sizes[d] < PAIRED_BUSY * device.compute_units:
+        return cfg
+    paired = cfg.with_(
+        lt_size=_at(cfg.lt_size, d, 2), pt_size=_at(cfg.pt_size, d, 2), stages=2,
+        num_wg=_at(cfg.num_wg, d, ceildiv(op.sizes[d], 2)),
+    )  # fmt: skip
+    paired = paired.with_(ocl_dim=(_ocl_dims(list(paired.num_wg)), paired.ocl_dim[1]))
+    return cfg if violations(op, paired, device) else paired
+
+
+def _read_by_all(op: ComputeOp, d: int) -> bool:
+    """Whether every input of `op` reads dimension d."""
+    return all(any(d in r.used_dims() for m in maps for r in m.results) for maps in op.input_maps)
+
+
+def _at(values: tuple[int, ...], d: int, value: int) -> tuple[int, ...]:
+    """`values` with entry d `value`."""
+    return (*values[:d], value, *values[d + 1 :])
 
 
 def _mma_tile(
@@ -316,17 +393,24 @@ def _mma_tile(
     reads, the next tile through registers (H100: TF32 4096^3 1.249 -> 1.172 ms, 2000^3
     0.195 -> 0.188, 1000^3 0.062 -> 0.057, 1025^3 0.086 -> 0.085; B copied with k last
     too 10-25% slower: its copy transposes; two local slots do not fit beside the
-    128 x 256 tile)."""
+    128 x 256 tile).
+
+    An op that sums over outer dimensions besides k (a convolution's filter taps)
+    pipelines k in local tiles of `SUMMED_K_TILE` one stage less deep."""
     num_wi, pt, lt = [1] * op.rank, [1] * op.rank, [1] * op.rank
     for d, wi, tile in ((form.i, wi_rows, rows), (form.j, wi_cols, cols)):
         num_wi[d], pt[d], lt[d] = wi, tile // wi, tile
     pt[form.k], lt[form.k] = SHAPES[kind][2], 16
-    num_wg = [1 if d == form.k else ceildiv(n, lt[d]) for d, n in enumerate(op.sizes)]
+    pw = [d for d, c in enumerate(op.combines) if c.kind == "pw"]
+    num_wg = [1 if d in pw else ceildiv(n, lt[d]) for d, n in enumerate(op.sizes)]
+    order = (*(d for d in range(op.rank) if d not in pw), *(d for d in pw if d != form.k), form.k)
     inputs = len(op.inputs)
     layouts, prefetch, stages = list(cfg.buf_layout[0]), 1, 2
     if _async_copies(op, device, kind):
         layouts = [tuple(range(len(v.type.get_shape()))) for v in op.inputs]  # type: ignore[attr-defined]
         prefetch, stages = 3, MMA_STAGES
+        if any(d in pw and op.sizes[d] > 1 for d in form.outer) and op.sizes[form.k] >= SUMMED_K_TILE:
+            lt[form.k], stages = SUMMED_K_TILE, MMA_STAGES - 1
     elif kind == "tf32":
         for b, maps in enumerate(op.input_maps):
             forms = linear_results(maps[0])
@@ -337,6 +421,7 @@ def _mma_tile(
         inp_mem=(("lcl",) * inputs, ("glb",) * inputs), res_mem=("prv",),
         ocl_dim=(_ocl_dims(num_wg), _ocl_dims(num_wi)), vector_width=1, combine_layer="end",
         prefetch=prefetch, lcl_pad=8, mma=kind, buf_layout=(tuple(layouts), cfg.buf_layout[1]), stages=stages,
+        loop_order=(order, cfg.loop_order[1]),
     )  # fmt: skip
 
 

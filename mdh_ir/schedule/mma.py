@@ -2,10 +2,14 @@
 
 A warp-level `mma.sync` computes D = A B + C for one fragment: A of M x K, B of K x N,
 C and D of M x N, spread over the 32 lanes of a warp (TF32: m16n8k8; f16 and bf16:
-m16n8k16). It applies to an op that is a sum of products of two reads (matmul,
-matmul_t): one pw dimension k with combine function add, a scalar function that
-multiplies its two arguments, input `a` read at (i, k) and input `b` at (k, j) (each
-axis one dimension, coefficient 1, in any axis order), the output at (i, j).
+m16n8k16). It applies to an op that is a sum of products of two reads (`MmaForm`):
+pw dimensions combined by addition, a scalar function that multiplies its two
+arguments, input A read at rows i and k and input B at k and columns j, where k is a pw
+dimension both read, i a kept dimension only A reads and j one only B reads (matmul,
+matmul_t; bmatmul and convolutions, whose other dimensions are `outer`). The index maps
+are linear, in any axis order; the fragments read A(i, k) and B(k, j) at the outer
+dimensions' current point, so any of them may appear anywhere (a convolution's
+x[n, p + r, q + s, c] with rows i = q and k = c).
 
 How the work-group's work goes to warps (`mdh-mma`): the private tiles of all its
 work-items at one step (s_i, s_j) of the private-tile loops form a block of
@@ -14,7 +18,10 @@ local tile goes to work-item u mod num_wi: at step s, tiles s*num_wi .. s*num_wi
 num_wi - 1, contiguous). The work-group's warps (32 consecutive work-items of its
 linear local id each) cut that block into `warps_m` x `warps_n` warp tiles of
 `frags_m` x `frags_n` fragments of 16 x 8; k advances by K per fragment step over the
-private tiles of k (`num_wi[k] = 1`: every warp takes all of k). The warp grid is
+private tiles of k (`num_wi[k] = 1`: every warp takes all of k). The outer dimensions
+have num_wi 1 too (every warp at the same point), and the fragments of a lane are kept
+per point of the work-group's local tile along each kept outer dimension (a pw outer
+dimension is summed into the same fragments). The warp grid is
 chosen to need the fewest fragment loads per mma (`frags_m + frags_n` loads for
 `frags_m * frags_n` mmas), ties to more rows per warp.
 
@@ -38,7 +45,7 @@ from xdsl.ir import Operation
 from mdh_ir.affine import linear_results
 from mdh_ir.dialects.mdh import ComputeOp
 from mdh_ir.schedule.combine import builtin_meaning, meaning
-from mdh_ir.schedule.tiling import TilePlan
+from mdh_ir.schedule.tiling import TilePlan, ceildiv
 
 WARP = 32
 SHAPES = {"tf32": (16, 8, 8), "f16": (16, 8, 16), "bf16": (16, 8, 16)}
@@ -48,46 +55,59 @@ SHAPES = {"tf32": (16, 8, 8), "f16": (16, 8, 16), "bf16": (16, 8, 16)}
 @dataclass(frozen=True)
 class MmaForm:
     """Which dimension is which in a sum of products of two reads: input 0 (A) is read
-    at (i, k), input 1 (B) at (k, j)."""
+    at rows i and k, input 1 (B) at k and columns j; every other dimension is `outer`
+    (fixed while a fragment computes: a batch, a convolution's other pixels and filter
+    taps), iterated around the fragments."""
 
     i: int
     j: int
     k: int
+    outer: tuple[int, ...] = ()
 
     @staticmethod
     def of(op: ComputeOp, scope: Operation | None = None) -> MmaForm | str:
         """The form of `op` (its functions looked up from `scope`, by default the op),
-        or why it has none."""
+        or why it has none. k is the pw dimension both inputs read that is the last axis
+        of most of them (ties: the larger); i (j) the kept dimension that only A (B)
+        reads that holds a fragment's 16 rows (8 columns; a local tile is no larger than
+        its dimension) and whose size wastes the least of whole fragments, ties the
+        larger, then the later."""
         scope = op if scope is None else scope
         pw = [d for d, c in enumerate(op.combines) if c.kind == "pw"]
-        if op.rank != 3 or len(pw) != 1:
-            return "the op needs two kept dimensions and one pw dimension (batched products and convolutions are not generated yet)"
-        (k,) = pw
-        if meaning(scope, op.combines[k]) != "add":
-            return f"pw dimension {k} does not combine by addition"
+        if not pw or any(meaning(scope, op.combines[d]) != "add" for d in pw):
+            return "the op needs pw dimensions, all combined by addition"
         scalar = SymbolTable.lookup_symbol(scope, op.scalar_func)
         if not isinstance(scalar, func.FuncOp) or builtin_meaning(scalar) != "mul" or op.prologues:
             return "the scalar function is not one multiplication of its two inputs"
         if len(op.inputs) != 2 or any(len(maps) != 1 for maps in op.input_maps) or len(op.outputs) != 1:
             return "the op needs two inputs read once each and one output"
-        used = []
-        for maps in op.input_maps:
-            forms = linear_results(maps[0])
-            dims = []
-            for f in forms or ():
-                moving = [d for d, c in enumerate(f.coeffs) if c]
-                if len(moving) != 1 or f.coeffs[moving[0]] != 1:
-                    return "each axis of an input must be read at one dimension, coefficient 1"
-                dims.append(moving[0])
-            if len(dims) != 2 or k not in dims or len(set(dims)) != 2:
-                return f"each input must be read at one kept dimension and pw dimension {k}"
-            used.append(next(d for d in dims if d != k))
-        if used[0] == used[1]:
-            return "the two inputs must be read at different kept dimensions"
-        out = sorted(r.position for r in op.output_maps[0].results)  # type: ignore[attr-defined]
-        if out != sorted(used):
-            return "the output must be written at the two kept dimensions"
-        return MmaForm(used[0], used[1], k)
+        forms = [linear_results(maps[0]) for maps in op.input_maps]
+        if any(f is None for f in forms):
+            return "the inputs' index maps must be linear"
+        reads = [{d for f in fs for d, c in enumerate(f.coeffs) if c} for fs in forms]  # type: ignore[union-attr]
+        ks = [d for d in pw if d in reads[0] and d in reads[1]]
+        if not ks:
+            return "no pw dimension is read by both inputs"
+
+        def last(d: int) -> int:
+            return sum(fs[-1].coeffs == tuple(int(x == d) for x in range(op.rank)) for fs in forms)  # type: ignore[index]
+
+        k = max(ks, key=lambda d: (last(d), op.sizes[d]))
+        kept = [d for d in range(op.rank) if d not in pw]
+
+        def best(only: int, other: int, m: int) -> int | None:
+            own = [d for d in kept if d in reads[only] and d not in reads[other]]
+
+            def waste(d: int) -> tuple[bool, float, int, int]:
+                n = op.sizes[d]
+                return n < m, ceildiv(n, m) * m / n, -n, -d
+
+            return min(own, key=waste, default=None)
+
+        i, j = best(0, 1, 16), best(1, 0, 8)
+        if i is None or j is None:
+            return "each input must read a kept dimension that the other does not"
+        return MmaForm(i, j, k, tuple(d for d in range(op.rank) if d not in (i, j, k)))
 
 
 @dataclass(frozen=True)
@@ -139,6 +159,11 @@ class MmaPlan:
         m, n, kk = SHAPES[cfg.mma]
         if cfg.num_wi[form.k] != 1:
             return f"num_wi of pw dimension {form.k} must be 1: every warp takes the whole reduction"
+        if spread := [d for d in form.outer if cfg.num_wi[d] != 1]:
+            return (
+                f"num_wi of dimension {spread[0]} must be 1: every warp takes the same point of the dimensions "
+                f"besides {form.i}, {form.j}, {form.k}"
+            )
         if cfg.pt_size[form.k] % kk:
             return f"pt_size {cfg.pt_size[form.k]} of dimension {form.k} is not a multiple of the fragment's K = {kk}"
         if plan.wg_size % WARP:
@@ -162,7 +187,13 @@ class MmaPlan:
         wm, wn = min(grids, key=loads_per_mma)
         return MmaPlan(form, (m, n, kk), block, wm, wn)
 
+    def outer_points(self, plan: TilePlan) -> list[int]:
+        """The kept outer dimensions: points of a work-group's local tile along each
+        (all its private tiles: num_wi is 1)."""
+        return [plan.max_trips("pt", d) * plan.cfg.pt_size[d] for d in self.form.outer if d in plan.kept_dims]
+
     def fragments(self, plan: TilePlan) -> int:
-        """Accumulator fragments a lane holds: one per fragment of each step block."""
+        """Accumulator fragments a lane holds: one per fragment of each step block, at
+        each point of the kept outer dimensions."""
         steps = prod(plan.max_trips("pt", d) for d in (self.form.i, self.form.j))
-        return steps * self.frags_m * self.frags_n
+        return prod(self.outer_points(plan)) * steps * self.frags_m * self.frags_n

@@ -16,8 +16,8 @@ two or more axes, `wg_combine`
 without a pw dimension split across work-groups. `mma` is drawn first, between "none"
 and the one kind the op's inputs allow (`mma_kind`: "tf32" for precision "tf32", "f16"
 / "bf16" for inputs all f16 / bf16), and only on a device with tensor cores for an op
-that its fragments compute; a kind fixes what rule `mma` fixes (num_wi 1 and pt_size a
-multiple of the fragment's K along k, both inputs in local memory, res_mem "prv",
+that its fragments compute; a kind fixes what rule `mma` fixes (num_wi 1 along k and the
+outer dimensions, pt_size a multiple of the fragment's K along k, both inputs in local memory, res_mem "prv",
 vector_width 1).
 
 Every parameter is drawn as `trial.suggest_float(name, 0, 1)` and mapped onto its
@@ -193,14 +193,16 @@ def sample_config(op: ComputeOp, device: DeviceInfo, trial: Trial, around: Confi
 
     kind = mma_kind(op, device)
     mma = choose(trial, "mma", ["none", kind]) if kind != "none" else "none"
-    k = MmaForm.of(op).k if mma != "none" else None  # type: ignore[union-attr]
+    form = MmaForm.of(op) if mma != "none" else None
+    k = form.k if isinstance(form, MmaForm) else None
+    single = {k, *form.outer} if isinstance(form, MmaForm) else set()
     for d, n in enumerate(sizes):
         fragment_k = SHAPES[mma][2] if d == k else 1
         lt.append(choose(trial, f"lt{d}", [c for c in candidates(n, n, own("lt_size", d)) if c >= fragment_k]))
         pts = candidates(lt[d], lt[d], own("pt_size", d))
         pt.append(choose(trial, f"pt{d}", [c for c in pts if c % fragment_k == 0]))
         most = min(ceildiv(lt[d], pt[d]), budget, device.max_wi_sizes[0])
-        wi.append(choose(trial, f"wi{d}", candidates(most, None, own("num_wi", d))) if d != k else 1)
+        wi.append(choose(trial, f"wi{d}", candidates(most, None, own("num_wi", d))) if d not in single else 1)
         budget //= wi[d]
         wg.append(choose(trial, f"wg{d}", candidates(ceildiv(n, lt[d]), None, own("num_wg", d))))
 
