@@ -157,6 +157,13 @@ a batch, convolutions (k = c last in both inputs, or first in both, read by elem
 contraction whose rows and columns take one of several dimensions each."""
 
 
+def outer_module(name: str, kind: str):
+    """`OUTER_FORMS[name]` with mma `kind`'s inputs."""
+    t, precision = KINDS[kind]
+    sizes, a, b, out = OUTER_FORMS[name]
+    return sum_of_products(name.replace("-", "_"), sizes, a, b, out, t, precision)
+
+
 def outer_config(op, info, kind: str, rng: np.random.Generator):
     """A legal configuration with mma `kind` of an op with outer dimensions: a random
     warp tile (blocks of 16 or 32 rows by 8 to 32 columns, 32 or 64 work-items), one or
@@ -206,9 +213,7 @@ def outer_config(op, info, kind: str, rng: np.random.Generator):
 def test_random_mma_configurations_with_outer_dimensions(kind: str, name: str) -> None:
     """Fragments computed at every point of the outer dimensions (kept ones: fragments
     per point; pw ones: summed into the same fragments, a padded point skipped)."""
-    t, precision = KINDS[kind]
-    sizes, a, b, out = OUTER_FORMS[name]
-    module = sum_of_products(name.replace("-", "_"), sizes, a, b, out, t, precision)
+    module = outer_module(name, kind)
     op = find_compute(module)
     assert MmaForm.of(op).outer
     info = with_tensor_cores(device_info(TEST_DEVICE))

@@ -24,7 +24,9 @@ from mdh_ir.schedule.mma import SHAPES
 from mdh_ir.semantics.reference import find_compute, random_inputs
 from mdh_ir.tuning.space import Infeasible, RandomTrial, sample_config
 from tests.lowering_check import check_outputs
-from tests.test_mma import SIZES, SIZES_16, kind_matmul, matmul, mma_config
+from tests.test_mma import (
+    OUTER_FORMS, SIZES, SIZES_16, conv, kind_matmul, matmul, mma_config, outer_config, outer_module,
+)
 
 
 def nvidia_device():
@@ -58,6 +60,36 @@ def test_random_mma_configurations_on_tensor_cores(kind: str, sizes) -> None:
         assert any(isinstance(o, MmaOp) for o in compiled.lowered.walk())
         inputs = random_inputs(op, rng)
         check_outputs(module, inputs, compiled(*inputs))
+
+
+@pytest.mark.parametrize("name", list(OUTER_FORMS))
+@pytest.mark.parametrize("kind", ["tf32", "f16", "bf16"])
+def test_outer_dimensions_on_tensor_cores(kind: str, name: str) -> None:
+    """Random configurations of batched products, convolutions and a contraction on
+    fragments (`test_mma.outer_config`) against the reference."""
+    module = outer_module(name, kind)
+    op = find_compute(module)
+    info = device_info(DEVICE)
+    for draw in range(3):
+        rng = np.random.default_rng(5000 + draw)
+        cfg = outer_config(op, info, kind, rng)
+        compiled = compile_module(module, DEVICE, cfg)
+        assert any(isinstance(o, MmaOp) for o in compiled.lowered.walk())
+        inputs = random_inputs(op, rng)
+        check_outputs(module, inputs, compiled(*inputs))
+
+
+@pytest.mark.parametrize("kind", ["tf32", "f16", "bf16"])
+def test_default_convolution_on_tensor_cores(kind: str) -> None:
+    """The device's default of a convolution at batch 32 (3 x 3, 64 to 128 channels, 8 x 8
+    pixels) is on fragments and matches the reference."""
+    module = conv(kind, 32, 8, 128, 3, 64)
+    op = find_compute(module)
+    cfg = default_config(op, device_info(DEVICE))
+    assert cfg.mma == kind, cfg
+    compiled = compile_module(module, DEVICE, cfg)
+    inputs = random_inputs(op, np.random.default_rng(32))
+    check_outputs(module, inputs, compiled(*inputs))
 
 
 @pytest.mark.parametrize("kind", ["ieee", "tf32", "f16"])
