@@ -389,11 +389,12 @@ def test_default_configuration_never_asks_for_tensor_cores() -> None:
 def test_gpu_default_configuration_runs_on_pocl(type_name: str) -> None:
     """The GPU class's default configuration of 16-bit and TF32 inputs (local tiles,
     prefetching; warp fragments, which PoCL runs as FMAs: tests/test_mma.py, where the
-    work-groups keep the compute units busy, as 4 work-groups keep 4; else FP32 FMAs with
+    work-groups keep the compute units busy, as 4 work-groups keep 4, and each output
+    sums enough products, 260 (`MMA_SHORTEST_SUM`); else FP32 FMAs with
     vectors of 16-bit copies) builds and computes the reference's result on PoCL, as it
     would on NVIDIA's OpenCL (no cl_khr_fp16 needed)."""
     t, precision = TYPES[type_name]
-    module = matmul(t, precision, 129, 65, 70)
+    module = matmul(t, precision, 129, 65, 260)
     op = find_compute(module)
     for units, mma in ((4, type_name), (132, "none")):
         cfg = default_config(op, replace(PRESETS["gpu"], compute_units=units))
