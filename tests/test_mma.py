@@ -454,6 +454,26 @@ def conv(kind: str, n: int, p: int, k: int, r: int, c: int, stride: int = 1):
     return sum_of_products("mcc", sizes, x, "k, r, s, c", "n, p, q, k", t, precision)
 
 
+def test_space_draws_whole_fragments_and_warps() -> None:
+    """Where the space draws a kind, the work-items and tiles along the fragments' rows
+    and columns can give whole fragments and warps (`space._warp_shapes`): of 1000
+    random draws of a batch-32 convolution some are legal configurations on fragments
+    (1 of 2000 before), and every drawn one has a whole-warp work-group."""
+    op = find_compute(conv("f16", 32, 28, 128, 3, 128))
+    info = with_tensor_cores(PRESETS["gpu"])
+    rng = np.random.default_rng(0)
+    drawn = []
+    for _ in range(1000):
+        try:
+            cfg = sample_config(op, info, RandomTrial(rng))
+        except Infeasible:
+            continue
+        if cfg.mma != "none":
+            drawn.append(cfg)
+    assert len(drawn) >= 5
+    assert all(TilePlan(op, cfg).wg_size % 32 == 0 and isinstance(MmaPlan.of(TilePlan(op, cfg)), MmaPlan) for cfg in drawn)
+
+
 def test_gpu_default_convolutions_and_batches_on_fragments() -> None:
     """The GPU default (132 compute units) computes ResNet-50's convolutions at batch 32
     on fragments: rows along the batch (32 x 128 tiles), the filter taps r, s outer,
