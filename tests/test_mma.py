@@ -80,13 +80,19 @@ def mma_config(op, info, rng: np.random.Generator, tries: int = 20000):
             continue
         if cfg.mma == "none":
             continue
-        plan = TilePlan(op, cfg)
-        mma = MmaPlan.of(plan)
-        assert isinstance(mma, MmaPlan), mma
-        outer = prod(plan.max_trips("pt", d) * cfg.pt_size[d] for d in mma.form.outer)
-        if outer * mma.frags_m * mma.frags_n * cfg.pt_size[mma.form.k] // mma.shape[2] <= MOST_WARP_MMAS:
+        if warp_mmas(op, cfg) <= MOST_WARP_MMAS:
             return cfg
     raise AssertionError("no legal configuration with mma drawn")
+
+
+def warp_mmas(op, cfg) -> int:
+    """The `mma`s a warp issues per private tile of a legal configuration with mma, at
+    every point of the outer dimensions."""
+    plan = TilePlan(op, cfg)
+    mma = MmaPlan.of(plan)
+    assert isinstance(mma, MmaPlan), mma
+    points = prod(plan.max_trips("pt", d) * cfg.pt_size[d] for d in mma.form.outer)
+    return points * mma.frags_m * mma.frags_n * cfg.pt_size[mma.form.k] // mma.shape[2]
 
 
 def emulated(module, cfg) -> Program:
@@ -199,11 +205,7 @@ def outer_config(op, info, kind: str, rng: np.random.Generator):
             stages=int(rng.integers(2, 5)) if prefetch == 3 else 2,
             lcl_pad=int(rng.choice(LCL_PADS)), wg_combine="kernel",
         )  # fmt: skip
-        if violations(op, cfg, info):
-            continue
-        mma = MmaPlan.of(TilePlan(op, cfg))
-        points = prod(TilePlan(op, cfg).max_trips("pt", d) * pt[d] for d in form.outer)
-        if points * mma.frags_m * mma.frags_n * pt[form.k] // mma.shape[2] <= MOST_WARP_MMAS:
+        if not violations(op, cfg, info) and warp_mmas(op, cfg) <= MOST_WARP_MMAS:
             return cfg
     raise AssertionError("no legal configuration with mma found")
 

@@ -245,11 +245,7 @@ class Fragments:
         top = Emitter.at_start(kernel.body.block)
         self.trips = [self.plan.max_trips("pt", d) for d in (self.form.i, self.form.j)]
         m = self.mma
-        self.kept_outer = [d for d in self.form.outer if d in self.plan.kept_dims]
-        self.read_dims = [
-            {d for r in maps[0].results for d in r.used_dims()} for maps in self.plan.op.input_maps
-        ]  # fmt: skip
-        per_point = [x for d in self.kept_outer for x in (self.plan.max_trips("pt", d), self.plan.cfg.pt_size[d])]
+        per_point = [x for d in self.form.kept for x in (self.plan.max_trips("pt", d), self.plan.cfg.pt_size[d])]
         shape = [*per_point, *self.trips, m.frags_m, m.frags_n, m.shape[0] * m.shape[1] // WARP]
         self.c = top.emit(memref.AllocaOp.get(f32, shape=shape, memory_space=PRV))
         self.lane = Lane.of(kernel, top)
@@ -309,7 +305,7 @@ class Fragments:
         points: dict[int, tuple[Value, Value, SSAValue]] = {}
         inner: Emitter | None = e
         for d in self.form.outer:
-            if (d in self.plan.kept_dims) != kept:
+            if (d in self.form.kept) != kept:
                 continue
             pt = self.plan.cfg.pt_size[d]
             s, e = loop(e, self.plan.max_trips("pt", d))
@@ -376,7 +372,7 @@ class Fragments:
         ]
         load = (self.a_registers, self.b_registers)
         fixed = {d: value for d, (_, _, value) in summed.items()}
-        shared = [not set(self.kept_outer) & self.read_dims[b] for b in range(2)]
+        shared = [not self.form.reads[b].intersection(self.form.kept) for b in range(2)]
         regs = {b: load[b](e, starts[b], k0, kt, masks, fixed) for b in range(2) if shared[b]}
         kept, e = self.points(e, kept=True)
         fixed.update({d: value for d, (_, _, value) in kept.items()})

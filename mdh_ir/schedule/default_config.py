@@ -316,10 +316,10 @@ def _gpu_mma_tiles(op: ComputeOp, device: DeviceInfo, cfg: Config) -> Config | N
         return None
     form = MmaForm.of(op)
     assert not isinstance(form, str)
-    if prod(op.sizes[d] for d in range(op.rank) if op.combines[d].kind == "pw") < MMA_SHORTEST_SUM[kind]:
+    if prod(op.sizes[d] for d in _kinds(op)[1]) < MMA_SHORTEST_SUM[kind]:
         return None
     rows, cols = op.sizes[form.i], op.sizes[form.j]
-    points = prod(op.sizes[d] for d in form.outer if op.combines[d].kind != "pw")
+    points = prod(op.sizes[d] for d in form.kept)
     pipelined = _async_copies(op, device, kind)
     for tile in ASYNC_MMA_TILES if pipelined else MMA_TILES:
         groups = ceildiv(rows, tile[0]) * ceildiv(cols, tile[1]) * points
@@ -348,7 +348,7 @@ def _paired(op: ComputeOp, device: DeviceInfo, cfg: Config, form: MmaForm, group
     conv4 256 to 1024 0.044 -> 0.037, conv5 512 to 2048 0.042 -> 0.040; with fewer
     work-groups slower: conv4 0.057 -> 0.066 (196 paired work-groups on 132 compute
     units), conv5 0.078 -> 0.113; conv2 1 x 1 64 to 256 0.070 -> 0.073, the one miss."""
-    kept = [d for d in form.outer if op.combines[d].kind != "pw" and op.sizes[d] > 1 and not _read_by_all(op, d)]
+    kept = [d for d in form.kept if op.sizes[d] > 1 and not all(d in dims for dims in form.reads)]
     if not kept:
         return cfg
     d = kept[-1]
@@ -360,11 +360,6 @@ def _paired(op: ComputeOp, device: DeviceInfo, cfg: Config, form: MmaForm, group
     )  # fmt: skip
     paired = paired.with_(ocl_dim=(_ocl_dims(list(paired.num_wg)), paired.ocl_dim[1]))
     return cfg if violations(op, paired, device) else paired
-
-
-def _read_by_all(op: ComputeOp, d: int) -> bool:
-    """Whether every input of `op` reads dimension d."""
-    return all(any(d in r.used_dims() for m in maps for r in m.results) for maps in op.input_maps)
 
 
 def _at(values: tuple[int, ...], d: int, value: int) -> tuple[int, ...]:
@@ -401,7 +396,7 @@ def _mma_tile(
     for d, wi, tile in ((form.i, wi_rows, rows), (form.j, wi_cols, cols)):
         num_wi[d], pt[d], lt[d] = wi, tile // wi, tile
     pt[form.k], lt[form.k] = SHAPES[kind][2], 16
-    pw = [d for d, c in enumerate(op.combines) if c.kind == "pw"]
+    pw = _kinds(op)[1]
     num_wg = [1 if d in pw else ceildiv(n, lt[d]) for d, n in enumerate(op.sizes)]
     order = (*(d for d in range(op.rank) if d not in pw), *(d for d in pw if d != form.k), form.k)
     inputs = len(op.inputs)

@@ -62,7 +62,11 @@ class MmaForm:
     i: int
     j: int
     k: int
-    outer: tuple[int, ...] = ()
+    outer: tuple[int, ...]
+    kept: tuple[int, ...]
+    """The outer dimensions that are kept (not pw): fragments per point of them."""
+    reads: tuple[frozenset[int], frozenset[int]]
+    """Per input, the dimensions its index map reads."""
 
     @staticmethod
     def of(op: ComputeOp, scope: Operation | None = None) -> MmaForm | str:
@@ -84,7 +88,7 @@ class MmaForm:
         forms = [linear_results(maps[0]) for maps in op.input_maps]
         if any(f is None for f in forms):
             return "the inputs' index maps must be linear"
-        reads = [{d for f in fs for d, c in enumerate(f.coeffs) if c} for fs in forms]  # type: ignore[union-attr]
+        reads = tuple(frozenset(d for f in fs for d, c in enumerate(f.coeffs) if c) for fs in forms)  # type: ignore[union-attr]
         ks = [d for d in pw if d in reads[0] and d in reads[1]]
         if not ks:
             return "no pw dimension is read by both inputs"
@@ -107,7 +111,8 @@ class MmaForm:
         i, j = best(0, 1, 16), best(1, 0, 8)
         if i is None or j is None:
             return "each input must read a kept dimension that the other does not"
-        return MmaForm(i, j, k, tuple(d for d in range(op.rank) if d not in (i, j, k)))
+        outer = tuple(d for d in range(op.rank) if d not in (i, j, k))
+        return MmaForm(i, j, k, outer, tuple(d for d in outer if d in kept), reads)  # type: ignore[arg-type]
 
 
 @dataclass(frozen=True)
@@ -190,7 +195,7 @@ class MmaPlan:
     def outer_points(self, plan: TilePlan) -> list[int]:
         """The kept outer dimensions: points of a work-group's local tile along each
         (all its private tiles: num_wi is 1)."""
-        return [plan.max_trips("pt", d) * plan.cfg.pt_size[d] for d in self.form.outer if d in plan.kept_dims]
+        return [plan.max_trips("pt", d) * plan.cfg.pt_size[d] for d in self.form.kept]
 
     def fragments(self, plan: TilePlan) -> int:
         """Accumulator fragments a lane holds: one per fragment of each step block, at

@@ -183,14 +183,12 @@ def space_names(op: ComputeOp, device: DeviceInfo) -> list[str]:
     return names + (["lcl_pad"] if max(ranks) > 1 else [])
 
 
-def _warp_shapes(form: MmaForm, kind: str, d: int, pt: int, choices: list[int], earlier: list[int]) -> list[int]:
-    """The work-item counts of `choices` along the fragments' rows or columns d (`form`,
-    fragments of `kind`)
-    under which the step block holds whole fragments along d (num_wi * pt a multiple
-    of 16 rows or 8 columns) and, for the later of the two, the work-group whole warps
-    (rule `mma`); the other dimensions have one work-item (`single`). Infeasible where
-    none does."""
-    fragment = SHAPES[kind][0 if d == form.i else 1]
+def _warp_shapes(form: MmaForm, d: int, fragment: int, pt: int, choices: list[int], earlier: list[int]) -> list[int]:
+    """The work-item counts of `choices` along the fragments' rows or columns d (`form`)
+    under which the step block holds whole fragments of `fragment` rows or columns along
+    d (num_wi * pt a multiple of it) and, for the later of the two, the work-group whole
+    warps (rule `mma`); the other dimensions have one work-item (`single`). Infeasible
+    where none does."""
     drawn = prod(earlier[x] for x in (form.i, form.j) if x < d)
     last = d == max(form.i, form.j)
     fit = [c for c in choices if c * pt % fragment == 0 and (not last or drawn * c % WARP == 0)]
@@ -225,7 +223,7 @@ def sample_config(op: ComputeOp, device: DeviceInfo, trial: Trial, around: Confi
         most = min(ceildiv(lt[d], pt[d]), budget, device.max_wi_sizes[0])
         wis = candidates(most, None, own("num_wi", d))
         if isinstance(form, MmaForm) and d in (form.i, form.j):
-            wis = _warp_shapes(form, mma, d, pt[d], wis, wi)
+            wis = _warp_shapes(form, d, side, pt[d], wis, wi)
         wi.append(choose(trial, f"wi{d}", wis) if d not in single else 1)
         budget //= wi[d]
         wg.append(choose(trial, f"wg{d}", candidates(ceildiv(n, lt[d]), None, own("num_wg", d))))
