@@ -17,6 +17,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from xdsl.dialects import memref
 from xdsl.dialects.builtin import IndexType, MemRefType, i32
 from xdsl.ir import Block
 from xdsl.utils.exceptions import VerifyException
@@ -24,7 +25,7 @@ from xdsl.utils.exceptions import VerifyException
 from mdh_ir.builder import Input, Output, bf16, cc, compute_module, f16, f32, pw
 from mdh_ir.catalog import sum_of_products
 from mdh_ir.device import PRESETS
-from mdh_ir.dialects.lowlevel import LCL, PRV, AsyncWaitOp, CpAsyncOp, LdMatrixOp, LoadWidenedOp, MmaOp
+from mdh_ir.dialects.lowlevel import LCL, PRV, AsyncWaitOp, CpAsyncOp, KernelOp, LdMatrixOp, LoadWidenedOp, MmaOp, memory_space
 from mdh_ir.driver.compiler import configure, lower_configured
 from mdh_ir.emit_opencl import opencl_source
 from mdh_ir.runtime import device_info, select_device
@@ -39,6 +40,7 @@ from mdh_ir.semantics.reference import find_compute, random_inputs
 from mdh_ir.schedule.constraints import mma_kind
 from mdh_ir.tuning.space import Infeasible, RandomTrial, sample_config
 from tests.lowering_check import TEST_DEVICE, check_outputs
+from tests.test_fuse import fused, matmul_bias_relu, parse
 
 DRAWS = 3
 
@@ -543,22 +545,41 @@ def test_ldmatrix_loads_fragments(kind: str, trans: bool) -> None:
     check_outputs(module, inputs, run_emulated(module, cfg, inputs))
 
 
-@pytest.mark.parametrize("deeper", ["lt_size k 32", "prefetch 2"])
-def test_exchange_band_leaves_local_memory_to_the_tiles(deeper: str) -> None:
-    """The exchange goes through a band of 16 rows of a step block (4 KB for the GPU
-    default's 128 x 64), not the whole block (32 KB): beside the default's local tiles
-    there is room for a local tile of 32 along k or for two prefetch slots (30 KB each
-    of 48 KB), and the results match the reference. Both together (56 KB) do not fit."""
-    module = matmul(256, 128, 256)
+FLUSHES = {
+    "to the output": {},
+    "k over 3 work-groups": {"num_wg": (2, 2, 3)},
+    "k over 3 work-groups, the last combines": {"num_wg": (2, 2, 3), "wg_combine": "last"},
+    "after each local tile of k": {"combine_layer": "lt"},
+}  # fmt: skip
+"""Flushes that `mdh-place-combine` writes, by the configuration keys that ask for them."""
+
+
+@pytest.mark.parametrize("epilogue", [False, True])
+@pytest.mark.parametrize("flush", list(FLUSHES))
+def test_fragments_take_the_accumulators_place(flush: str, epilogue: bool) -> None:
+    """The fragments take the place of the work-items' accumulators: each flush that
+    `mdh-place-combine` wrote (to the output; work-group partial results, combined by a
+    second kernel or by the last work-group; combined with the previous local tile's
+    flush) runs over the lane's fragment elements, with a bias-relu epilogue or without,
+    in partial work-group tiles (37 x 29, k 40 in local tiles of 16): no private
+    accumulator beside the fragments, no local memory beside the input tiles, and the
+    results match the reference."""
+    if epilogue:
+        text = matmul_bias_relu(37, 29, 40).replace("out_types = [f32]}", 'out_types = [f32], precision = "tf32"}', 1)
+        module = fused(parse(text))
+    else:
+        module = matmul(37, 29, 40)
     op = find_compute(module)
-    gpu = with_tensor_cores(PRESETS["gpu"])
-    base = default_config(op, replace(gpu, compute_units=4)).with_(
-        num_wg=(2, 2, 1), num_wi=(16, 8, 1), lt_size=(128, 64, 16), pt_size=(8, 8, 8)
+    assert (op.epilogue is not None) == epilogue
+    info = with_tensor_cores(device_info(TEST_DEVICE))
+    cfg = default_config(op, info).with_(**{**MMA_BASE, "num_wg": (2, 2, 1), "lt_size": (32, 16, 16), **FLUSHES[flush]})
+    assert rules(op, cfg, info) == []
+    configured, _ = configure(module, info, cfg)
+    kernel = next(o for o in lower_configured(configured, info).walk() if isinstance(o, KernelOp))
+    arrays = sorted(
+        (memory_space(a.memref.type), a.memref.type.get_shape()) for a in kernel.walk() if isinstance(a, memref.AllocaOp)
     )
-    assert base.mma == "tf32" and base.prefetch == 1 and rules(op, base, gpu) == []
-    k32, prefetched = base.with_(lt_size=(128, 64, 32)), base.with_(prefetch=2)
-    assert rules(op, k32.with_(prefetch=2), gpu) == ["local-memory"]
-    cfg = k32 if deeper == "lt_size k 32" else prefetched
-    assert rules(op, cfg, gpu) == []
-    inputs = random_inputs(op, np.random.default_rng(96))
+    flag = [("lcl", (1,))] if cfg.wg_combine == "last" else []  # whether a work-group counted last
+    assert arrays == [*flag, ("lcl", (16, 16)), ("lcl", (32, 16)), ("prv", (1, 1, 2, 2, 4))], arrays
+    inputs = random_inputs(op, np.random.default_rng(40))
     check_outputs(module, inputs, run_emulated(module, cfg, inputs))

@@ -123,7 +123,7 @@ def test_async_copies_on_the_device(kind: str, sizes) -> None:
 
 
 HAND_MADE = [
-    # step blocks (num_wi * pt_size) within the local memory that the exchange leaves
+    # step blocks (num_wi * pt_size) of 8 warps, of 4 warps 32 along k, of 8 warps 4 x 4 each
     dict(num_wi=(16, 8, 1), pt_size=(8, 8), lt_size=(128, 64, 16)),
     dict(num_wi=(8, 16, 1), pt_size=(8, 4), lt_size=(64, 64, 32)),
     dict(num_wi=(16, 16, 1), pt_size=(4, 4), lt_size=(64, 64, 32)),

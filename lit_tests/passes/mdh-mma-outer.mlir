@@ -9,8 +9,8 @@
 // step blocks a loop over the points of s sums into the same fragments; inside the k
 // steps a loop over the points of n computes each point's fragments. w reads no n: its
 // fragments load once, before the loop over n, and serve both points; x's load inside
-// it, at (n, q + s, c) of that point. The exchange loops over the kept points too, each
-// into the work-items' accumulator at its n step.
+// it, at (n, q + s, c) of that point. The flush keeps its loops over the points of n
+// and stores each point's fragments at (n, q, k), the fragment's n step the loop's.
 
 func.func @mul(%a: f32, %b: f32) -> f32 {
   %r = arith.mulf %a, %b : f32
@@ -30,9 +30,8 @@ func.func @conv(%X: memref<2x18x8xf32>, %W: memref<8x3x8xf32>) -> memref<2x16x8x
 }
 
 // CHECK-LABEL: lowlevel.kernel @conv_0(
-// CHECK:         %[[BAND:.*]] = memref.alloca() : memref<16x8xf32, "lcl">
-// CHECK-NEXT:    %[[C:.*]] = memref.alloca() : memref<2x1x1x1x1x1x4xf32, "prv">
-// CHECK:         %[[ACC:.*]] = memref.alloca() : memref<2x1x1x1x4x1xf32, "prv">
+// CHECK:         %[[C:.*]] = memref.alloca() : memref<2x1x1x1x1x1x4xf32, "prv">
+// CHECK-NOT:     memref.alloca() : memref<{{.*}}, "prv">
 // CHECK:         %[[W_LCL:.*]] = memref.alloca() : memref<8x3x8xf32, "lcl">
 // CHECK-NEXT:    %[[X_LCL:.*]] = memref.alloca() : memref<2x18x8xf32, "lcl">
 // CHECK:         lowlevel.tile_for "lt" dim 0(%{{.*}}, %{{.*}}) tile 2
@@ -56,10 +55,13 @@ func.func @conv(%X: memref<2x18x8xf32>, %W: memref<8x3x8xf32>) -> memref<2x16x8x
 // CHECK:             lowlevel.mma "tf32" a(%{{.*}}) b(%[[B]], %[[B1]] : f32, f32)
 // CHECK:             memref.store %{{.*}}, %[[C]][%[[NP]], %{{.*}}]
 // CHECK:       lowlevel.barrier
-// CHECK:       scf.for %[[NE:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
-// CHECK:         lowlevel.barrier
-// CHECK:         memref.load %[[C]][%[[NE]], %{{.*}}]
-// CHECK:         memref.store %{{.*}}, %[[BAND]]
-// CHECK:         lowlevel.barrier
-// CHECK:         %[[V:.*]] = memref.load %[[BAND]]
-// CHECK:         memref.store %[[V]], %[[ACC]][%[[NE]], %{{.*}}]
+// CHECK:       lowlevel.tile_for "pt" dim 0
+// CHECK-NEXT:  ^bb0(%[[NS:.*]]: index, %{{.*}}: index, %{{.*}}: index):
+// CHECK-NEXT:    lowlevel.tile_for "el" dim 0
+// CHECK-NEXT:    ^bb0(%[[NE:.*]]: index, %[[NV:.*]]: index, %{{.*}}: index):
+// CHECK-NOT:       lowlevel.barrier
+// CHECK:           %[[PAIR:.*]] = vector.load %[[C]][%[[NS]], %[[NE]], {{.*}}] : memref<2x1x1x1x1x1x4xf32, "prv">, vector<2xf32>
+// CHECK-NEXT:      vector.store %[[PAIR]], %{{.*}}[%[[NV]], %{{.*}}, %{{.*}}] : memref<2x16x8xf32>, vector<2xf32>
+// CHECK:           vector.store %{{.*}}, %{{.*}}[%[[NV]], %{{.*}}, %{{.*}}] : memref<2x16x8xf32>, vector<2xf32>
+// CHECK-NOT:       vector.store
+// CHECK-NOT:       lowlevel.barrier

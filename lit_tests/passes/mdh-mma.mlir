@@ -14,12 +14,10 @@
 // fragment load). The local copy of B holds k along its first axis, which a TF32
 // `ldmatrix` cannot transpose: the B fragments read it at rows t, t + 4 and columns g
 // (+ 8) element by element. Four mmas
-// accumulate into the private fragments %c (2 x 2 fragments of 4 registers). After the
-// accumulator's scope they go to the work-items' accumulator through a local band of
-// 16 x 16 (a fragment's 16 rows by the block's columns) in 2 rounds over the block's
-// bands: in round r, between barriers, the warp stores fragment fm where its rows
-// row0 + 16 fm are the band's 16 r (lane values at rows g (+ 8), columns 2t (+ 1)),
-// and each work-item loads its rows whose band (row / 16) is r at row mod 16.
+// accumulate into the private fragments %c (2 x 2 fragments of 4 registers), which take
+// the place of the work-items' accumulators: after the loop the flush stores the
+// lane's elements, rows g (+ 8) and columns 2t, 2t + 1 of each fragment, each pair of
+// adjacent columns as one store of two lanes; no local memory, no barrier.
 
 func.func @mul(%a: f32, %b: f32) -> f32 {
   %r = arith.mulf %a, %b : f32
@@ -39,8 +37,7 @@ func.func @mm(%A: memref<32x8xf32>, %B: memref<8x16xf32>) -> memref<32x16xf32> {
 }
 
 // CHECK-LABEL: lowlevel.kernel @mm_0(
-// CHECK:         %[[BAND:.*]] = memref.alloca() : memref<16x16xf32, "lcl">
-// CHECK-NEXT:    %[[C:.*]] = memref.alloca() : memref<1x1x2x2x4xf32, "prv">
+// CHECK:         %[[C:.*]] = memref.alloca() : memref<1x1x2x2x4xf32, "prv">
 // CHECK:         %[[LANE:.*]] = arith.remui %{{.*}}, %{{.*}} : index
 // CHECK:         %[[G:.*]] = arith.divui %[[LANE]]
 // CHECK:         %[[T:.*]] = arith.remui %[[LANE]]
@@ -55,8 +52,7 @@ func.func @mm(%A: memref<32x8xf32>, %B: memref<8x16xf32>) -> memref<32x16xf32> {
 // CHECK-NEXT:    %{{.*}} = arith.constant 4 : index
 // CHECK-NEXT:    %[[DK:.*]] = arith.muli %[[QKS]], %{{.*}} : index
 // CHECK-NEXT:    %[[DROW:.*]] = arith.addi %[[MROW]], %[[R]] : index
-// CHECK:         %[[ACC:.*]] = memref.alloca() : memref<1x1x16x1xf32, "prv">
-// CHECK:         lowlevel.fill %[[ACC]]
+// CHECK-NOT:     memref.alloca() : memref<{{.*}}, "prv">
 // CHECK:         lowlevel.fill %[[C]]
 // CHECK:         lowlevel.tile_for "lt" dim 2
 // CHECK:           lowlevel.copy {{.*}} {lanes = 4 : i64, inside, round = "tf32"} : memref<32x8xf32> -> memref<32x8xf32, "lcl">
@@ -76,33 +72,27 @@ func.func @mm(%A: memref<32x8xf32>, %B: memref<8x16xf32>) -> memref<32x16xf32> {
 // CHECK-COUNT-3:   lowlevel.mma "tf32"
 // CHECK:           lowlevel.barrier
 // CHECK-NEXT:    }
-// CHECK:         %[[ROUNDS:.*]] = arith.constant 2 : index
-// CHECK-NEXT:    %{{.*}} = arith.constant 1 : index
-// CHECK-NEXT:    scf.for %[[R:.*]] = %{{.*}} to %[[ROUNDS]] step %{{.*}} {
-// CHECK-NEXT:      lowlevel.barrier
-// CHECK:           %[[FIRST:.*]] = arith.muli %[[R]], %{{.*}} : index
-// CHECK:           %[[OURS0:.*]] = arith.cmpi eq, %[[ROW0]], %[[FIRST]] : index
-// CHECK-NEXT:      scf.if %[[OURS0]] {
-// CHECK-COUNT-8:     memref.store %{{.*}}, %[[BAND]]
-// CHECK-NEXT:      }
-// CHECK:           %[[ROW1:.*]] = arith.addi %[[ROW0]], %{{.*}} : index
-// CHECK-NOT:       memref.store
-// CHECK:           %[[OURS1:.*]] = arith.cmpi eq, %[[ROW1]], %[[FIRST]] : index
-// CHECK-NEXT:      scf.if %[[OURS1]] {
-// CHECK-COUNT-8:     memref.store %{{.*}}, %[[BAND]]
-// CHECK-NEXT:      }
-// CHECK-NEXT:      lowlevel.barrier
-// CHECK:           scf.for %[[EI:.*]] = %{{.*}} to %{{.*}} step %{{.*}} {
-// CHECK:             %[[ROW:.*]] = arith.addi %[[EI]], %{{.*}} : index
-// CHECK:             %[[IN:.*]] = arith.divui %[[ROW]], %{{.*}} : index
-// CHECK-NEXT:        %[[OURS:.*]] = arith.cmpi eq, %[[IN]], %[[R]] : index
-// CHECK-NEXT:        scf.if %[[OURS]] {
-// CHECK:               %[[AT:.*]] = arith.remui %[[ROW]], %{{.*}} : index
-// CHECK-NEXT:          %[[X:.*]] = memref.load %[[BAND]][%[[AT]], %{{.*}}] : memref<16x16xf32, "lcl">
-// CHECK:               memref.store %[[X]], %[[ACC]]
-// CHECK-NEXT:        }
-// CHECK-NEXT:      }
-// CHECK-NEXT:    }
+// CHECK-NOT:     lowlevel.barrier
+// CHECK:         %[[T2:.*]] = arith.muli %[[T]], %{{.*}} : index
+// CHECK-NEXT:    %[[COL:.*]] = arith.addi %{{.*}}, %[[T2]] : index
+// CHECK-NEXT:    %[[ROW:.*]] = arith.addi %{{.*}}, %[[G]] : index
+// CHECK-NOT:     memref.store
+// CHECK-COUNT-4: arith.constant 0 : index
+// CHECK-NEXT:    %[[V0:.*]] = arith.constant 0 : index
+// CHECK-NOT:     memref.store
+// CHECK:         %[[PAIR:.*]] = vector.load %[[C]][%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[V0]]] : memref<1x1x2x2x4xf32, "prv">, vector<2xf32>
+// CHECK-NEXT:    vector.store %[[PAIR]], %{{.*}}[%[[ROW]], %[[COL]]] : memref<32x16xf32>, vector<2xf32>
+// CHECK:         %[[EIGHT:.*]] = arith.constant 8 : index
+// CHECK-NEXT:    %[[G8:.*]] = arith.addi %[[G]], %[[EIGHT]] : index
+// CHECK-NEXT:    %[[ROW8:.*]] = arith.addi %{{.*}}, %[[G8]] : index
+// CHECK:         %[[V2:.*]] = arith.constant 2 : index
+// CHECK-NOT:     memref.store
+// CHECK:         %[[PAIR2:.*]] = vector.load %[[C]][%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %[[V2]]] : memref<1x1x2x2x4xf32, "prv">, vector<2xf32>
+// CHECK-NEXT:    vector.store %[[PAIR2]], %{{.*}}[%[[ROW8]], %[[COL]]] : memref<32x16xf32>, vector<2xf32>
+// CHECK-COUNT-6: vector.store
+// CHECK-NOT:     memref.store
+// CHECK-NOT:     lowlevel.barrier
+// CHECK:         }
 
 // lowlevel-expand-mma (a device without tensor cores): each mma stores its lane's A
 // and B registers into the warp's fragments in local memory at their layout's places,

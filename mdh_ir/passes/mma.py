@@ -57,42 +57,38 @@ by an `scf.if`), and the fragment loads read A and B at the point's values:
       }
     }
 
-After the accumulator's scope (where `mdh-place-combine` flushes it) the fragments go
-to the work-items' accumulators through local memory (the `exchange`), one step block
-at a time, in rounds over its bands of 16 rows (a fragment's M) through a local band
-of 16 x block columns:
+The fragments take the place of the work-items' accumulators: a lane holds other
+points than its work-item's private tiles, so each flush that `mdh-place-combine` wrote
+after the accumulator's scope (loops over the work-item's private points, pt and el
+per kept dimension, around what a point's value goes through: the store to the
+output, the combine with earlier flushes, the epilogue, a work-group's partial result)
+runs over the lane's fragment elements instead. The loops of the kept outer dimensions
+stay; those of i and j become the step blocks and, unrolled, the elements of the
+lane's fragments, each at its row and column, where they lie in the local tile:
 
-    scf.for r (0 .. block rows / 16) {
-      barrier
-      fragment fm whose rows row0 + fm*16 .. +15 (warp-uniform) are the band [16 r, 16 r + 16):
-        each lane stores its C values at (row - 16 r, column)
-      barrier
-      private-tile row pt_i * part_i + e_i in the band: the work-item loads its points
-        (at row - 16 r) into its accumulator
+    scf.for s_i, s_j {                   fragment fm, fn, register v (unrolled):
+      row = i0 + s_i * block_i + row0 + fm*16 + g + 8 (v / 2)
+      col = j0 + s_j * block_j + col0 + fn*8 + 2t + v mod 2
+      scf.if row, col in the local tile { the flush at (row, col), reading %c[..., v] }
     }
 
-(both conditions `scf.if`: nothing outside the band is stored or loaded), the
-accumulators' flush (work-group partials, epilogue) unchanged. It runs once per step
-block at the end of the work; a band instead of the whole block leaves the local
-memory to the local tiles. With kept outer dimensions the exchange runs once per
-point of them, into the accumulator at that point's step and element.
+No local memory and no barrier: each lane writes its own elements (two adjacent
+columns of a row by four lanes, 32 bytes of a row of f32 per quarter warp).
 """
 
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects import arith, memref
-from xdsl.dialects.builtin import DenseArrayBase, IntegerType, MemRefType, ModuleOp, f32, i1, i32
-from xdsl.ir import SSAValue
+from xdsl.dialects import arith, memref, vector
+from xdsl.dialects.builtin import DenseArrayBase, IntegerType, MemRefType, ModuleOp, VectorType, f32, i1, i32
+from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.rewriter import InsertPoint
+from xdsl.rewriter import InsertPoint, Rewriter
 
 from mdh_ir.affine import linear_results
 from mdh_ir.dialects.lowlevel import (
-    LCL,
     LOCAL_SIZE_ATTR,
     PRV,
-    BarrierOp,
     FillOp,
     KernelOp,
     LdMatrixOp,
@@ -264,12 +260,15 @@ class Fragments:
         after_fill = Emitter(InsertPoint.after(self.fill))
         after_fill.op(FillOp(self.c, after_fill.scalar(0.0, f32)))
         self.compute(Emitter.before(self.nest))
-        scope = self.nest
-        while scope.parent_block() is not self.fill.parent_block():
-            scope = scope.parent_op()  # type: ignore[assignment]
-        self.exchange(Emitter(InsertPoint.after(scope)))
         self.nest.detach()
         self.nest.erase()
+        for flush in {flush_nest(use.operation) for use in self.acc.uses if use.operation is not self.fill}:
+            self.flush(flush)
+        alloca = self.acc.owner
+        self.fill.detach()
+        self.fill.erase()
+        alloca.detach()  # type: ignore[union-attr]
+        alloca.erase()  # type: ignore[union-attr]
 
     def read(self, e: Emitter, b: int, at: dict[int, SSAValue]) -> SSAValue:
         """Input b's local copy at the dimensions' values `at`, as the mma's kind takes
@@ -421,41 +420,90 @@ class Fragments:
             b.append([self.register(e, 1, {**fixed, form.j: c}, kt[v]) for v in range(2)])
         return b
 
-    def exchange(self, e: Emitter) -> None:
-        """The fragments into the work-items' accumulators, one step block at a time, in
-        rounds over its bands of fragment rows (module docstring)."""
-        plan, form, m, lane = self.plan, self.form, self.mma, self.lane
-        rows = m.shape[0]
-        top = Emitter.at_start(self.kernel.body.block)
-        band = top.emit(memref.AllocaOp.get(f32, shape=[rows, m.block[1]], memory_space=LCL))
-        kept, e = self.points(e, kept=True)
-        point = [x for s, el, _ in kept.values() for x in (s, el)]
+    def flush(self, nest: TileForOp) -> None:
+        """Flush `nest` (the accumulator's loops, then what a point's value goes
+        through) over the lane's fragment elements instead of the work-item's private
+        points (module docstring): the loops of the kept outer dimensions stay; those of
+        i and j become the step blocks and the fragments' elements, each element's row
+        and column the values the flush sees (where i or j is ragged, its loops were
+        padded, and the flush discards the points beyond the local tile itself)."""
+        form, m, lane = self.form, self.mma, self.lane
+        chain = [nest]
+        while isinstance(inner := chain[-1].body.block.first_op, TileForOp) and inner is chain[-1].body.block.last_op:
+            chain.append(inner)
+        e = Emitter.before(nest)
+        mapping: dict[SSAValue, SSAValue] = {}
+        points: dict[tuple[str, int], SSAValue] = {}
+        for lp in chain:
+            d = lp.dim.value.data
+            if d in (form.i, form.j):
+                points[(lp.layer.data, d)] = lp.body.block.args[1]
+                continue
+            args = [mapping.get(x, x) for x in (lp.start, lp.size, lp.part)]
+            kept = TileForOp(
+                lp.layer.data, d, args[0], args[1], lp.tile.value.data, lp.parts.value.data, args[2],
+                lp.max_trips.value.data, padded=lp.padded is not None,
+            )  # fmt: skip
+            e.op(kept)
+            mapping.update(zip(lp.body.block.args, kept.body.block.args))
+            e = Emitter.at_start(kept.body.block)
         s_i, e = loop(e, self.trips[0])
         s_j, e = loop(e, self.trips[1])
-        r, e = loop(e, m.block[0] // rows)
-        e.op(BarrierOp())
-        first = e.mul(r, rows)
-        cols = e.add(self.col0, e.mul(lane.t, 2))
+        starts = [
+            e.linear([(1, self.local[d].tile_start), (m.block[x], step), (1, origin)])
+            for x, (d, step, origin) in enumerate(((form.i, s_i, self.row0), (form.j, s_j, self.col0)))
+        ]
+        cols = e.add(starts[1], e.mul(lane.t, 2))
+        axes = {lp: x for x, lp in enumerate(self.plan.acc_loops)}
         for fm in range(m.frags_m):
-            store = e.if_(e.cmp("eq", e.add(self.row0, fm * rows), first))
-            assert store is not None, "row0 varies with the warp"
             for fn in range(m.frags_n):
-                for v in range(4):
-                    row = store.add(lane.g, 8 * (v // 2))
-                    c = store.add(cols, fn * m.shape[1] + v % 2)
-                    store.store(store.load(self.c, [*point, s_i, s_j, fm, fn, v]), band, [row, c])
-        e.op(BarrierOp())
-        pt = [plan.cfg.pt_size[d] for d in (form.i, form.j)]
-        e_i, body = loop(e, pt[0])
-        row = body.linear([(pt[0], self.parts[form.i]), (1, e_i)])
-        load = body.if_(body.cmp("eq", body.div(row, rows), r))
-        assert load is not None, "a constant row lies in the one round's band"
-        e_j, load = loop(load, pt[1])
-        step = {("pt", form.i): s_i, ("pt", form.j): s_j, ("el", form.i): e_i, ("el", form.j): e_j}
-        step.update({(layer, d): x for d, (s, el, _) in kept.items() for layer, x in (("pt", s), ("el", el))})
-        c = load.linear([(pt[1], self.parts[form.j]), (1, e_j)])
-        at = [load.rem(row, rows), c]
-        load.store(load.load(band, at), self.acc, [step[lp] for lp in plan.acc_loops])
+                for h in range(2):
+                    row = e.add(starts[0], e.add(lane.g, fm * m.shape[0] + 8 * h))
+                    stores: list[memref.StoreOp] = []
+                    for v in (2 * h, 2 * h + 1):
+                        col = e.add(cols, fn * m.shape[1] + v % 2)
+                        values = {**mapping, points[("el", form.i)]: row, points[("el", form.j)]: col}
+                        element = [e.value(x) for x in (s_i, s_j, fm, fn, v)]
+                        clones = [e.op(op.clone(values)) for op in chain[-1].body.block.ops]
+                        for load in [x for op in clones for x in op.walk() if isinstance(x, memref.LoadOp)]:
+                            if load.memref == self.acc:
+                                steps = [load.indices[axes[(layer, d)]] for d in form.kept for layer in ("pt", "el")]
+                                Rewriter.replace_op(load, memref.LoadOp.get(self.c, [*steps, *element]))
+                        stores += [op for op in clones if isinstance(op, memref.StoreOp)]
+                    if len(stores) == 2:
+                        self.pair(*stores, col)
+        nest.detach()
+        nest.erase()
+
+    def pair(self, first: memref.StoreOp, second: memref.StoreOp, column: SSAValue) -> None:
+        """The stores of a lane's two fragment elements of adjacent columns (registers
+        v and v + 1), where each stores its element as it is at the same indices but the
+        last, the column: as one store of two lanes (`lowlevel-align-vectors` then finds
+        it aligned: a row of quarter-warp's stores fills 32 bytes in one access, not
+        two)."""
+        values = [x.value.owner for x in (first, second)]
+        if not all(isinstance(x, memref.LoadOp) and x.memref == self.c for x in values):
+            return
+        if first.memref != second.memref or second.indices[-1] != column:
+            return
+        if list(first.indices[:-1]) != list(second.indices[:-1]):
+            return
+        e = Emitter.before(second)
+        pair = e.emit(vector.LoadOp(self.c, values[0].indices, VectorType(f32, [2])))  # type: ignore[union-attr]
+        e.op(vector.StoreOp(pair, first.memref, first.indices))
+        for op in (first, second, *values):
+            if not op.results or not op.results[0].uses:  # type: ignore[union-attr]
+                op.detach()  # type: ignore[union-attr]
+                op.erase()  # type: ignore[union-attr]
+
+
+def flush_nest(load: Operation) -> TileForOp:
+    """The outermost of the private-tile loops (pt, el) around an accumulator's load."""
+    nest = load.parent_op()
+    while isinstance(outer := nest.parent_op(), TileForOp) and outer.layer.data in ("pt", "el"):
+        nest = outer
+    assert isinstance(nest, TileForOp), "the accumulator is read in its private-tile loops"
+    return nest
 
 
 def uses_mma(kernel: KernelOp) -> bool:

@@ -17,8 +17,8 @@ bound a resource name the limit and the device model it comes from in their mess
 | index-range | NDRange, dimension sizes, buffers and every index computed for a read (before a boundary mode folds it back, and inside that folding) stay below 2^31: generated index arithmetic is 32-bit `int` |
 | global-memory | inputs, outputs and temporary buffers (work-group partial results, scan chunk totals) together fit the device's global memory |
 | cache-box | a cached buffer's accesses differ by constants only (one box holds them) |
-| local-memory | local caches (two slots with prefetch 2, `stages` with prefetch 3), accumulators, the work-item combine, the last work-group's combine and the mma exchange band (16 fragment rows by the step block's columns) fit local memory; so do a scan kernel's staged chunks and work-item totals |
-| private-memory | private caches, accumulators and mma accumulator fragments fit the private budget |
+| local-memory | local caches (two slots with prefetch 2, `stages` with prefetch 3), accumulators, the work-item combine and the last work-group's combine fit local memory; so do a scan kernel's staged chunks and work-item totals |
+| private-memory | private caches and accumulators (on fragments: the fragments' accumulators, which replace them) fit the private budget |
 | wi-combine | work-items can combine partial results (needs combine_layer "end"/"lt" and res_mem "prv"/"lcl" when a pw dimension has num_wi > 1) |
 | wg-combine | wg_combine "last" only on a device whose global-memory fences order across work-groups (`DeviceInfo.fences_across_groups`) |
 | pw-functions | every pw dimension uses the same combine function |
@@ -27,7 +27,7 @@ bound a resource name the limit and the device model it comes from in their mess
 | tensor-cores | mma other than "none" only on a device with tensor cores (`DeviceInfo.tensor_cores`: NVIDIA's compute capability 8.0 and later; never PoCL) |
 | mma-inputs | mma "tf32" only for an op whose precision is "tf32" (f32 inputs are never rounded unasked), "f16" / "bf16" only for an op whose inputs are all f16 / bf16 |
 | rows | an op with row statistics has one work-group along every dimension a statistic reduces: each work-group holds whole rows, so each phase of its kernel reads statistics its own work-group wrote (`mdh-split-stats`) |
-| mma | mma other than "none" only where its fragments can compute the private tiles (`mdh_ir.schedule.mma.MmaPlan`): a sum of products of two reads A(i, k) B(k, j) (`MmaForm`: pw dimensions combined by addition, the scalar function a multiplication; the other dimensions outer: a batch, a convolution's pixels and taps); both inputs cached in local memory (fragments load from there) and not in private memory; res_mem "prv" and combine_layer "end" or "lt" (fragments meet the work-items' accumulators after their scope); vector_width 1; num_wi 1 along k (each warp takes the whole reduction) and the outer dimensions, pt_size of k a multiple of the fragment's K (8 for "tf32", 16 for "f16" and "bf16"); a work-group of whole warps (32 work-items) whose step block (num_wi * pt_size along i and j) splits into one warp tile of whole 16 x 8 fragments per warp |
+| mma | mma other than "none" only where its fragments can compute the private tiles (`mdh_ir.schedule.mma.MmaPlan`): a sum of products of two reads A(i, k) B(k, j) (`MmaForm`: pw dimensions combined by addition, the scalar function a multiplication; the other dimensions outer: a batch, a convolution's pixels and taps); both inputs cached in local memory (fragments load from there) and not in private memory; res_mem "prv" and combine_layer "end" or "lt" (the fragments take the private accumulators' place, flushed after their scope); vector_width 1; num_wi 1 along k (each warp takes the whole reduction) and the outer dimensions, pt_size of k a multiple of the fragment's K (8 for "tf32", 16 for "f16" and "bf16"); a work-group of whole warps (32 work-items) whose step block (num_wi * pt_size along i and j) splits into one warp tile of whole 16 x 8 fragments per warp |
 | stages | stages other than 2 only with prefetch 3 (the slots of asynchronous copies) |
 | implemented | res_mem is not "lcl" (not generated yet) |
 """
@@ -89,21 +89,21 @@ def local_bytes(plan: TilePlan) -> int:
         if cfg.wg_combine == "last" and plan.combine_lanes > 1:
             lanes = plan.combine_lanes * plan.group_points
             total += sum(lanes * element_bytes(t) for t in op.output_element_types)
-    mma = MmaPlan.of(plan) if cfg.mma != "none" else None
-    if isinstance(mma, MmaPlan):
-        total += mma.exchange_elems * 4
     scans = [plan.scan_shape(d).local_elems for d in plan.kept_dims if plan.kind(d) == "ps"]
     scan = max(scans, default=0) * sum(element_bytes(t) for t in op.output_element_types)
     return max(total, scan)
 
 
 def private_elems(plan: TilePlan) -> int:
+    """Private elements a work-item holds: its private input tiles, and its
+    accumulators, or, on fragments, its fragments' accumulators (which `mdh-mma` flushes
+    in their place)."""
     total = sum(plan.box(b, "pt").size for b in plan.cached("pt"))  # type: ignore[union-attr]
-    if plan.accumulates:
-        total += prod(plan.acc_extents) * plan.cfg.res_mem.count("prv")
     mma = MmaPlan.of(plan) if plan.cfg.mma != "none" else None
     if isinstance(mma, MmaPlan):
         total += mma.fragments(plan) * mma.shape[0] * mma.shape[1] // 32
+    elif plan.accumulates:
+        total += prod(plan.acc_extents) * plan.cfg.res_mem.count("prv")
     return total
 
 

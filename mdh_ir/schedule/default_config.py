@@ -266,9 +266,9 @@ FEW_BUSY_TILES = ((64, 64, 8, 8), (32, 128, 4, 32))
 `MMA_BUSY`; 32 x 64 too, which would take 256^3 from the FP32 path)."""
 MMA_SHORTEST_SUM = {"tf32": 256, "f16": 128, "bf16": 128}
 """Per kind, the fewest products an output sums for the GPU default to compute it on
-fragments: a shorter sum does not pay for the fragments' exchange with the work-items'
-accumulators and the pipeline's start, and TF32 fragments (half the 16-bit kinds'
-rate, copies that round) need a longer one. Batched products, fragments against the
+fragments: a shorter sum does not pay for the pipeline's start, and TF32 fragments
+(half the 16-bit kinds' rate, copies that round) need a longer one (figures measured
+with the former exchange of fragments through local memory). Batched products, fragments against the
 FP32 path: 32 x 512 x 512 x 64 (a sum of 64) TF32 0.139 / 0.037 ms (H100), f16 0.063 /
 0.042 (H200); 16 x 127 x 500 x 63 f16 0.018 / 0.012 (H200); 8 x 1023 x 1025 x 255 f16
 0.162 / 0.174 (H100), TF32 0.186 / 0.154 (H200); ResNet-50's 1 x 1 convolution 128 to

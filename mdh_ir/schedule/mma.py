@@ -25,11 +25,9 @@ dimension is summed into the same fragments). The warp grid is
 chosen to need the fewest fragment loads per mma (`frags_m + frags_n` loads for
 `frags_m * frags_n` mmas), ties to more rows per warp.
 
-A lane holds other points than its work-item's private tiles, so the fragments meet
-the work-items' accumulators (whose flush `mdh-place-combine` wrote) through local
-memory once per run of the accumulator's scope: the `exchange`, through one band of
-`M` (a fragment's rows) by the step block's columns floats, in rounds over the block's
-bands.
+A lane holds other points than its work-item's private tiles, so the fragments take
+the place of the work-items' accumulators: the accumulators' flush (which
+`mdh-place-combine` wrote per private point) runs over the lane's fragment elements.
 """
 
 from __future__ import annotations
@@ -142,12 +140,6 @@ class MmaPlan:
     def frags_n(self) -> int:
         return self.warp_cols // self.shape[1]
 
-    @property
-    def exchange_elems(self) -> int:
-        """f32 elements of local memory of the exchange: one band of fragment rows (M)
-        by the step block's columns."""
-        return self.shape[0] * self.block[1]
-
     @staticmethod
     def of(plan: TilePlan) -> MmaPlan | str:
         """The plan of `plan`'s configuration (`cfg.mma` != "none"), or why it has none."""
@@ -158,7 +150,7 @@ class MmaPlan:
         if set(cfg.inp_mem[0]) != {"lcl"} or "prv" in cfg.inp_mem[1]:
             return "fragments are loaded from local memory: both inputs need inp_mem 'lcl' at lt and 'glb' at pt"
         if set(cfg.res_mem) != {"prv"} or cfg.combine_layer == "pt":
-            return "the fragments meet private accumulators that live across the private tiles: res_mem 'prv', combine_layer 'end' or 'lt'"
+            return "the fragments take the place of private accumulators that live across the private tiles: res_mem 'prv', combine_layer 'end' or 'lt'"
         if cfg.vector_width != 1:
             return "vector_width must be 1 (a fragment is the vector)"
         m, n, kk = SHAPES[cfg.mma]
