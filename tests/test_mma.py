@@ -426,9 +426,9 @@ def test_gpu_default_computes_tf32_on_fragments(sizes) -> None:
 
 
 GPU_DEFAULT_TILES = {
-    "tf32": [((4096,) * 3, (128, 256)), ((2000,) * 3, (128, 256)), ((1000,) * 3, (64, 128)),
+    "tf32": [((4096,) * 3, (128, 128)), ((2000,) * 3, (128, 128)), ((1000,) * 3, (64, 128)),
              ((128, 4096, 4096), None), ((768,) * 3, None)],
-    "f16": [((4096,) * 3, (64, 128)), ((2000,) * 3, (64, 128)), ((1000,) * 3, (64, 128)),
+    "f16": [((4096,) * 3, (128, 128)), ((2000,) * 3, (128, 128)), ((1536,) * 3, (64, 128)), ((1000,) * 3, (64, 128)),
             ((128, 4096, 4096), (64, 64)), ((768,) * 3, (64, 64)), ((384,) * 3, (64, 64)), ((256,) * 3, None)],
 }  # fmt: skip
 """Sizes and the GPU default's work-group tile on tensor cores (None: the FP32 path)."""
@@ -437,11 +437,13 @@ GPU_DEFAULT_TILES = {
 @pytest.mark.parametrize("kind", ["tf32", "f16", "bf16"])
 def test_gpu_default_tile_keeps_the_compute_units_busy(kind: str) -> None:
     """The GPU default on tensor cores takes the largest work-group tile whose
-    work-groups keep 3/4 of the compute units busy (132 here). TF32: 128 x 256 at
-    4096^3 and 2000^3 (128 work-groups), 64 x 128 at 1000^3 (128 of them); at
+    work-groups keep 3/4 of the compute units busy (132 here). TF32: 128 x 128 at
+    4096^3 and 2000^3 (256 work-groups), 64 x 128 at 1000^3 (128 of them); at
     128 x 4096 x 4096 and 768^3 no tile does, and the FP32 path computes it. f16 / bf16
-    (asynchronous copies): 64 x 128, or 64 x 64 down to 1/8 of the compute units
-    (128 x 4096 x 4096: 128 work-groups, 384^3: 36), below that (256^3: 16) FP32."""
+    (asynchronous copies): 128 x 128 where it gives 1.5 work-groups a compute unit
+    (2000^3: 256; not 1536^3: 144), else 64 x 128, or 64 x 64 down to 1/8 of the
+    compute units (128 x 4096 x 4096: 128 work-groups, 384^3: 36), below that (256^3:
+    16) FP32."""
     gpu = with_tensor_cores(PRESETS["gpu"])
     for sizes, tile in GPU_DEFAULT_TILES["tf32" if kind == "tf32" else "f16"]:
         cfg = default_config(find_compute(kind_matmul(kind, *sizes)), gpu)

@@ -231,26 +231,28 @@ def _gpu_config(op: ComputeOp, device: DeviceInfo) -> Config:
     return _assemble(op, device, num_wi, pt, tuple(range(rank)), busy=busy)
 
 
-MMA_TILES = (
-    (128, 256, 16, 16), (256, 128, 16, 16), (128, 128, 16, 8), (64, 128, 8, 16), (128, 64, 16, 8), (32, 128, 4, 32),
-    (32, 64, 4, 16),
-)
+MMA_TILES = ((128, 128, 16, 8), (64, 128, 8, 16), (128, 64, 16, 8), (32, 128, 4, 32), (32, 64, 4, 16))
 """The work-group tiles of the GPU default on tensor cores, largest first: rows, columns,
-and the work-items along each (8 x 8 outputs each, so 16 x 16 work-items are 8 warps of
-64 x 64 outputs and 16 x 8 are 4 warps of 64 x 32 or 32 x 64); 32 x 128 (or 32 x 64) where the rows
-are fewer than 64 (H100, TF32, ResNet-50 3 x 3 convolutions at batch 32 against the
-FP32 path: conv3 0.294 -> 0.176 ms, conv5 0.370 -> 0.204)."""
+and the work-items along each (8 x 8 or 8 x 16 outputs each, so 16 x 8 work-items are 4
+warps of 64 x 64 outputs, 8 x 16 are 4 warps of 32 x 64); 32 x 128 (or 32 x 64) where
+the rows are fewer than 64 (H100, TF32, ResNet-50 3 x 3 convolutions at batch 32
+against the FP32 path: conv3 0.294 -> 0.176 ms, conv5 0.370 -> 0.204). H100, TF32,
+128 x 128 against the former 128 x 256 (8 warps of 64 x 64, 233 registers): 4096^3
+1.156 -> 1.096 ms, 3000^3 0.656 -> 0.567, 2000^3 0.156 -> 0.147."""
 FEW_ROWS = 32
 """The rows of the tiles of `MMA_TILES` and `ASYNC_MMA_TILES` that the GPU default takes
 only where the rows are fewer than twice as many (a convolution's batch of 32; H200,
 TF32, 128 x 4096 x 4096 in 128 work-groups of 32 x 128: 0.170 ms, 0.115 on the FP32
 path)."""
-ASYNC_MMA_TILES = ((64, 128, 8, 16), (128, 64, 16, 8), (64, 64, 8, 8), (32, 128, 4, 32), (32, 64, 4, 16))
+ASYNC_MMA_TILES = (
+    (128, 128, 8, 16), (64, 128, 8, 16), (128, 64, 16, 8), (64, 64, 8, 8), (32, 128, 4, 32), (32, 64, 4, 16),
+)
 """The work-group tiles of the GPU default on tensor cores where asynchronous copies
-fill the local tiles (`_async_copies`), largest first: 4 (or 2) warps of 32 x 64 (or
-64 x 32) outputs, several work-groups a compute unit, each `MMA_STAGES - 1` local tiles
-ahead; 32 x 128 (4 warps of 32 x 32) or 32 x 64 where the rows are fewer than 64 (a
-convolution's batch of 32)."""
+fill the local tiles (`_async_copies`), largest first: 4 warps of 64 x 64 outputs (two
+work-groups a compute unit, 192 registers) where they give `WIDE_BUSY` work-groups a
+compute unit, else 4 (or 2) warps of 32 x 64 (or 64 x 32), several work-groups a
+compute unit, each `MMA_STAGES - 1` local tiles ahead; 32 x 128 (4 warps of 32 x 32)
+or 32 x 64 where the rows are fewer than 64 (a convolution's batch of 32)."""
 MMA_STAGES = 4
 """`stages` of the GPU default on `ASYNC_MMA_TILES`: three local tiles of 16 along k in
 flight (f16 64 x 128 tiles on an H100, 2 -> 4 stages: 1000^3 0.0378 -> 0.0309 ms)."""
@@ -263,7 +265,13 @@ fewer were faster at 256^3 and 64^3 (0.60x and 0.63x the time) and slower at
 path splits it)."""
 FEW_BUSY_TILES = ((64, 64, 8, 8), (32, 128, 4, 32))
 """The tiles of `ASYNC_MMA_TILES` held to `ASYNC_SMALLEST_BUSY` (the others to
-`MMA_BUSY`; 32 x 64 too, which would take 256^3 from the FP32 path)."""
+`MMA_BUSY`, or `WIDE_BUSY`; 32 x 64 too, which would take 256^3 from the FP32 path)."""
+WIDE_BUSY = 3 / 2
+"""The work-groups a compute unit that the GPU default's 128 x 128 tiles on
+asynchronous copies must give. H100, f16, against 64 x 128 tiles: 4096^3 0.552 ->
+0.466 ms, 3000^3 0.306 -> 0.290, 2560^3 0.160 -> 0.149, 2000^3 0.103 -> 0.075 (256
+work-groups), 8192 x 8192 x 1024 0.582 -> 0.510, 4096 x 1024 x 4096 0.147 -> 0.124;
+slower with fewer: 1536^3 0.045 -> 0.048 (144), 1000^3 0.023 -> 0.030 (64)."""
 MMA_SHORTEST_SUM = {"tf32": 256, "f16": 128, "bf16": 128}
 """Per kind, the fewest products an output sums for the GPU default to compute it on
 fragments: a shorter sum does not pay for the pipeline's start, and TF32 fragments
@@ -291,7 +299,8 @@ def _gpu_mma_tiles(op: ComputeOp, device: DeviceInfo, cfg: Config) -> Config | N
     tensor cores: `cfg` computing its private tiles on warp fragments (`mma`), in the
     largest legal work-group tile of `MMA_TILES` (`ASYNC_MMA_TILES` where asynchronous
     copies fill the local tiles) within the sizes whose work-groups keep `MMA_BUSY` of
-    the compute units busy (`ASYNC_SMALLEST_BUSY` for `FEW_BUSY_TILES`; larger tiles
+    the compute units busy (`ASYNC_SMALLEST_BUSY` for `FEW_BUSY_TILES`, `WIDE_BUSY`
+    work-groups a compute unit for the widest; larger tiles
     read each input fewer times, but leave compute units idle),
     counting a work-group per point of the kept outer dimensions (`MmaForm.outer`: a
     batch, a convolution's pixels, one point a work-group); None where none does, for
@@ -324,6 +333,7 @@ def _gpu_mma_tiles(op: ComputeOp, device: DeviceInfo, cfg: Config) -> Config | N
     for tile in ASYNC_MMA_TILES if pipelined else MMA_TILES:
         groups = ceildiv(rows, tile[0]) * ceildiv(cols, tile[1]) * points
         least = ASYNC_SMALLEST_BUSY if pipelined and tile in FEW_BUSY_TILES else MMA_BUSY
+        least = WIDE_BUSY if pipelined and tile == ASYNC_MMA_TILES[0] else least
         fits = tile[0] <= rows < 2 * tile[0] if tile[0] == FEW_ROWS else tile[0] <= rows
         if fits and tile[1] <= cols and groups >= least * device.compute_units:
             fragments = _mma_tile(op, device, cfg, form, kind, *tile)
