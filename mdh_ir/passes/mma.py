@@ -262,7 +262,8 @@ class Fragments:
         self.compute(Emitter.before(self.nest))
         self.nest.detach()
         self.nest.erase()
-        for flush in {flush_nest(use.operation) for use in self.acc.uses if use.operation is not self.fill}:
+        flushes = dict.fromkeys(flush_nest(use.operation) for use in self.acc.uses if use.operation is not self.fill)
+        for flush in flushes:
             self.flush(flush)
         alloca = self.acc.owner
         self.fill.detach()
