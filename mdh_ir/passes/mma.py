@@ -64,12 +64,13 @@ per kept dimension, around what a point's value goes through: the store to the
 output, the combine with earlier flushes, the epilogue, a work-group's partial result)
 runs over the lane's fragment elements instead. The loops of the kept outer dimensions
 stay; those of i and j become the step blocks and, unrolled, the elements of the
-lane's fragments, each at its row and column, where they lie in the local tile:
+lane's fragments, each at its row and column (where i or j is ragged, their loops were
+padded, and the flush's own guard discards the points beyond the local tile):
 
     scf.for s_i, s_j {                   fragment fm, fn, register v (unrolled):
       row = i0 + s_i * block_i + row0 + fm*16 + g + 8 (v / 2)
       col = j0 + s_j * block_j + col0 + fn*8 + 2t + v mod 2
-      scf.if row, col in the local tile { the flush at (row, col), reading %c[..., v] }
+      the flush at (row, col), reading %c[..., s_i, s_j, fm, fn, v]
     }
 
 No local memory and no barrier: each lane writes its own elements (two adjacent
@@ -216,7 +217,6 @@ class Fragments:
     """The mma form of one kernel (module docstring)."""
 
     def __init__(self, kernel: KernelOp):
-        self.kernel = kernel
         self.plan: TilePlan = carried(kernel, kernel.function_type.inputs.data)
         mma = MmaPlan.of(self.plan)
         assert isinstance(mma, MmaPlan), f"rule mma: {mma}"
@@ -225,9 +225,6 @@ class Fragments:
         self.local = {lp.dim.value.data: lp for lp in chain}
         body = chain[-1].body.block
         self.nest = next(op for op in body.ops if isinstance(op, TileForOp) and op.layer.data == "pt")
-        self.parts = {
-            lp.dim.value.data: lp.part for lp in self.nest.walk() if isinstance(lp, TileForOp) and lp.layer.data == "pt"
-        }
         self.reads = {}
         for load in self.nest.walk():
             if isinstance(load, ViewLoadOp):
