@@ -426,12 +426,15 @@ def test_gpu_default_computes_tf32_on_fragments(sizes) -> None:
 
 
 GPU_DEFAULT_TILES = {
-    "tf32": [((4096,) * 3, (128, 128)), ((2000,) * 3, (128, 128)), ((1000,) * 3, (64, 128)),
-             ((128, 4096, 4096), None), ((768,) * 3, None)],
-    "f16": [((4096,) * 3, (128, 128)), ((2000,) * 3, (128, 128)), ((1536,) * 3, (64, 128)), ((1000,) * 3, (64, 128)),
-            ((128, 4096, 4096), (64, 64)), ((768,) * 3, (64, 64)), ((384,) * 3, (64, 64)), ((256,) * 3, None)],
+    "tf32": [((4096,) * 3, (128, 128), 1), ((2000,) * 3, (128, 128), 1), ((1000,) * 3, (64, 128), 1),
+             ((128, 4096, 4096), (128, 128), 4), ((768,) * 3, None, 1)],
+    "f16": [((4096,) * 3, (128, 128), 1), ((2000,) * 3, (128, 128), 1), ((1536,) * 3, (64, 128), 1),
+            ((1024,) * 3, (64, 128), 1), ((1000,) * 3, (64, 128), 1), ((128, 4096, 4096), (128, 128), 4),
+            ((256, 256, 8192), (64, 64), 8), ((768,) * 3, (64, 64), 1), ((384,) * 3, (64, 64), 1),
+            ((256,) * 3, None, 1)],
 }  # fmt: skip
-"""Sizes and the GPU default's work-group tile on tensor cores (None: the FP32 path)."""
+"""Sizes, the GPU default's work-group tile on tensor cores (None: the FP32 path) and the
+work-groups its sum is split over."""
 
 
 @pytest.mark.parametrize("kind", ["tf32", "f16", "bf16"])
@@ -442,13 +445,18 @@ def test_gpu_default_tile_keeps_the_compute_units_busy(kind: str) -> None:
     128 x 4096 x 4096 and 768^3 no tile does, and the FP32 path computes it. f16 / bf16
     (asynchronous copies): 128 x 128 where it gives 1.5 work-groups a compute unit
     (2000^3: 256; not 1536^3: 144), else 64 x 128, or 64 x 64 down to 1/8 of the
-    compute units (128 x 4096 x 4096: 128 work-groups, 384^3: 36), below that (256^3:
-    16) FP32."""
+    compute units (768^3: 144 work-groups, 384^3: 36), below that (256^3: 16) FP32.
+    Where the tiles leave compute units idle (fewer than 1.5 work-groups a compute
+    unit, or none keeping 3/4 busy) and the sum is long, it is split over work-groups,
+    at least 1024 products each: 128 x 4096 x 4096 in 128 x 128 tiles 4 ways (128
+    work-groups; TF32 formerly FP32, f16 formerly 64 x 64 tiles), 256 x 256 x 8192 in
+    64 x 64 tiles 8 ways; not 1024^3 (512 products each would be too few)."""
     gpu = with_tensor_cores(PRESETS["gpu"])
-    for sizes, tile in GPU_DEFAULT_TILES["tf32" if kind == "tf32" else "f16"]:
+    for sizes, tile, splits in GPU_DEFAULT_TILES["tf32" if kind == "tf32" else "f16"]:
         cfg = default_config(find_compute(kind_matmul(kind, *sizes)), gpu)
         assert (cfg.mma, cfg.lt_size[:2]) == ((kind, tile) if tile else ("none", cfg.lt_size[:2])), sizes
         assert cfg.stages == (4 if tile and kind != "tf32" else 2), sizes
+        assert not tile or cfg.num_wg[2] == splits, (sizes, cfg.num_wg)
 
 
 def conv(kind: str, n: int, p: int, k: int, r: int, c: int, stride: int = 1):
