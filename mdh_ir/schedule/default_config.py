@@ -438,8 +438,9 @@ def _mma_tile(
     its last axis (matmul's A) keeps that layout in local memory, which `ldmatrix`
     reads, the next tile through registers (H100: TF32 4096^3 1.249 -> 1.172 ms, 2000^3
     0.195 -> 0.188, 1000^3 0.062 -> 0.057, 1025^3 0.086 -> 0.085; B copied with k last
-    too 10-25% slower: its copy transposes; two local slots do not fit beside the
-    128 x 256 tile).
+    too 1.3-1.5x slower: its copy transposes; in 128 x 128 tiles two local slots
+    through registers, `prefetch = 2`, 1.086 -> 1.054 ms at 4096^3, equal at 2000^3:
+    not taken).
 
     An op that sums over outer dimensions besides k (a convolution's filter taps)
     pipelines k in local tiles of `SUMMED_K_TILE` one stage less deep."""
