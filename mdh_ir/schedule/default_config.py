@@ -67,6 +67,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from math import prod
 
 from mdh_ir.affine import dim_of, linear_results
@@ -88,6 +89,11 @@ def _ocl_dims(counts: list[int]) -> tuple[int, ...]:
     for o, d in enumerate(parallel[:2]):
         dims[d] = o
     return tuple(dims)
+
+
+def _with_groups(cfg: Config, num_wg: Sequence[int]) -> Config:
+    """`cfg` with `num_wg` work-groups, mapped onto OpenCL dimensions (`_ocl_dims`)."""
+    return cfg.with_(num_wg=tuple(num_wg), ocl_dim=(_ocl_dims(list(num_wg)), cfg.ocl_dim[1]))
 
 
 def _spread(total: int, dims: list[int], sizes: tuple[int, ...]) -> dict[int, int]:
@@ -325,7 +331,8 @@ def _gpu_mma_tiles(op: ComputeOp, device: DeviceInfo, cfg: Config) -> Config | N
         return None
     form = MmaForm.of(op)
     assert not isinstance(form, str)
-    if prod(op.sizes[d] for d in _kinds(op)[1]) < MMA_SHORTEST_SUM[kind]:
+    total = prod(op.sizes[d] for d in _kinds(op)[1])
+    if total < MMA_SHORTEST_SUM[kind]:
         return None
     rows, cols = op.sizes[form.i], op.sizes[form.j]
     points = prod(op.sizes[d] for d in form.kept)
@@ -335,18 +342,20 @@ def _gpu_mma_tiles(op: ComputeOp, device: DeviceInfo, cfg: Config) -> Config | N
         for t in (ASYNC_MMA_TILES if pipelined else MMA_TILES)
         if (t[0] <= rows < 2 * t[0] if t[0] == FEW_ROWS else t[0] <= rows) and t[1] <= cols
     ]
-    chosen = None
+    chosen, busy = None, 0
     for tile, groups in tiles:
-        least = ASYNC_SMALLEST_BUSY if pipelined and tile in FEW_BUSY_TILES else MMA_BUSY
-        least = WIDE_BUSY if pipelined and tile == ASYNC_MMA_TILES[0] else least
-        if groups >= least * device.compute_units:
-            fragments = _mma_tile(op, device, cfg, form, kind, *tile)
-            if not violations(op, fragments, device):
-                chosen = _paired(op, device, fragments, form, groups), groups
-                break
-    if chosen is None or chosen[1] < WIDE_BUSY * device.compute_units:
-        return _split(op, device, cfg, form, kind, tiles) or (chosen and chosen[0])
-    return chosen[0]
+        least = MMA_BUSY
+        if pipelined and tile in FEW_BUSY_TILES:
+            least = ASYNC_SMALLEST_BUSY
+        elif pipelined and tile == ASYNC_MMA_TILES[0]:
+            least = WIDE_BUSY
+        fragments = _mma_tile(op, device, cfg, form, kind, *tile) if groups >= least * device.compute_units else None
+        if fragments is not None and not violations(op, fragments, device):
+            chosen, busy = _paired(op, device, fragments, form, groups), groups
+            break
+    if busy < WIDE_BUSY * device.compute_units:
+        return _split(op, device, cfg, form, kind, tiles, total) or chosen
+    return chosen
 
 
 SPLIT_SHORTEST = 1024
@@ -356,17 +365,19 @@ MOST_SPLITS = 8
 """The most work-groups the GPU default on tensor cores splits a sum over."""
 
 
-def _split(op: ComputeOp, device: DeviceInfo, cfg: Config, form: MmaForm, kind: str, tiles) -> Config | None:
+def _split(
+    op: ComputeOp, device: DeviceInfo, cfg: Config, form: MmaForm, kind: str, tiles, total: int
+) -> Config | None:
     """Where the GPU default's tile on tensor cores leaves compute units idle (fewer
     than `WIDE_BUSY` work-groups a compute unit, or none kept `MMA_BUSY` of them busy):
-    the sum over k split over as few work-groups as give `WIDE_BUSY` a compute unit, at
-    most `MOST_SPLITS` and `SPLIT_SHORTEST` products each, in the largest of `tiles`
-    (tile, work-groups) whose work-groups then keep `MMA_BUSY` of the compute units
-    busy (their partial results combined by a second kernel); None where none does.
+    the sum of `total` products split over as few work-groups as give `WIDE_BUSY` a
+    compute unit, at most `MOST_SPLITS` and `SPLIT_SHORTEST` products each, in the
+    largest of `tiles` (tile, work-groups) whose work-groups then keep `MMA_BUSY` of the
+    compute units busy (their partial results combined by a second kernel); None where
+    none does.
     H100, 128 x 4096 x 4096: f16 (64 x 64 tiles, 128 work-groups) 0.058 -> 0.046 ms in
     128 x 128 tiles split 4 ways; TF32 (FP32 path) 0.115 -> 0.076; ResNet-50's 3 x 3
     conv5 at batch 32 (196 work-groups of 32 x 128) 0.0755 -> 0.0709 split 2 ways."""
-    total = prod(op.sizes[d] for d in _kinds(op)[1])
     for tile, groups in tiles:
         splits = 2
         while groups * splits < WIDE_BUSY * device.compute_units and splits < MOST_SPLITS:
@@ -376,8 +387,7 @@ def _split(op: ComputeOp, device: DeviceInfo, cfg: Config, form: MmaForm, kind: 
         if splits == 1 or groups * splits < MMA_BUSY * device.compute_units:
             continue
         fragments = _mma_tile(op, device, cfg, form, kind, *tile)
-        num_wg = _at(fragments.num_wg, form.k, splits)
-        split = fragments.with_(num_wg=num_wg, ocl_dim=(_ocl_dims(list(num_wg)), fragments.ocl_dim[1]))
+        split = _with_groups(fragments, _at(fragments.num_wg, form.k, splits))
         if not violations(op, split, device):
             return split
     return None
@@ -405,11 +415,10 @@ def _paired(op: ComputeOp, device: DeviceInfo, cfg: Config, form: MmaForm, group
     d = kept[-1]
     if groups * ceildiv(op.sizes[d], 2) / op.sizes[d] < PAIRED_BUSY * device.compute_units:
         return cfg
-    paired = cfg.with_(
-        lt_size=_at(cfg.lt_size, d, 2), pt_size=_at(cfg.pt_size, d, 2), stages=2,
-        num_wg=_at(cfg.num_wg, d, ceildiv(op.sizes[d], 2)),
-    )  # fmt: skip
-    paired = paired.with_(ocl_dim=(_ocl_dims(list(paired.num_wg)), paired.ocl_dim[1]))
+    paired = _with_groups(
+        cfg.with_(lt_size=_at(cfg.lt_size, d, 2), pt_size=_at(cfg.pt_size, d, 2), stages=2),
+        _at(cfg.num_wg, d, ceildiv(op.sizes[d], 2)),
+    )
     return cfg if violations(op, paired, device) else paired
 
 
@@ -959,12 +968,7 @@ def _packed_panel(op: ComputeOp, device: DeviceInfo, cfg: Config) -> Config | No
         num_wg[d] = ceildiv(op.sizes[d], lt[d])
     if not any(panels) or tiles == 1:
         return None
-    return cfg.with_(
-        lt_size=tuple(lt),
-        num_wg=tuple(num_wg),
-        ocl_dim=(_ocl_dims(num_wg), cfg.ocl_dim[1]),
-        inp_mem=(cached, cfg.inp_mem[1]),
-    )
+    return _with_groups(cfg.with_(lt_size=tuple(lt), inp_mem=(cached, cfg.inp_mem[1])), num_wg)
 
 
 def _transposed_inputs(op: ComputeOp, cfg: Config, d: int) -> Config | None:
