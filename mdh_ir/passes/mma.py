@@ -363,10 +363,7 @@ class Fragments:
         per = self.kind.per_register
         kt = [[e.add(k0, fragment_k(e, self.kind, lane.t, v, x)) for x in range(per)] for v in range(2)]
         masks = [self.k_mask(e, kt[v]) for v in range(2)] if self.matrices else [None, None]
-        starts = [
-            e.linear([(1, self.local[d].tile_start), (m.block[x], step), (1, origin)])
-            for x, (d, step, origin) in enumerate(((form.i, s_i, self.row0), (form.j, s_j, self.col0)))
-        ]
+        starts = self.warp_origin(e, s_i, s_j)
         load = (self.a_registers, self.b_registers)
         fixed = {d: value for d, (_, _, value) in summed.items()}
         shared = [not self.form.reads[b].intersection(self.form.kept) for b in range(2)]
@@ -381,6 +378,15 @@ class Fragments:
                 mma = e.op(MmaOp(cfg.mma, regs[0][fm], regs[1][fn], acc))
                 for v, d in enumerate(mma.results):
                     e.store(d, self.c, [*at, v])
+
+    def warp_origin(self, e: Emitter, s_i: Value, s_j: Value) -> list[SSAValue]:
+        """The row and column where the warp's tile starts in step block (s_i, s_j): the
+        local tile's start, the step's block, the warp's place in it."""
+        form, block = self.form, self.mma.block
+        return [
+            e.linear([(1, self.local[d].tile_start), (block[x], step), (1, origin)])
+            for x, (d, step, origin) in enumerate(((form.i, s_i, self.row0), (form.j, s_j, self.col0)))
+        ]
 
     def a_registers(
         self, e: Emitter, rows: SSAValue, k0: SSAValue, kt: Ks, masks: Masks, fixed: dict[int, SSAValue]
@@ -447,10 +453,7 @@ class Fragments:
             e = Emitter.at_start(kept.body.block)
         s_i, e = loop(e, self.trips[0])
         s_j, e = loop(e, self.trips[1])
-        starts = [
-            e.linear([(1, self.local[d].tile_start), (m.block[x], step), (1, origin)])
-            for x, (d, step, origin) in enumerate(((form.i, s_i, self.row0), (form.j, s_j, self.col0)))
-        ]
+        starts = self.warp_origin(e, s_i, s_j)
         cols = e.add(starts[1], e.mul(lane.t, 2))
         axes = {lp: x for x, lp in enumerate(self.plan.acc_loops)}
         for fm in range(m.frags_m):
