@@ -94,9 +94,9 @@
 // SYNC-NOT:    cp_async
 // SYNC-NOT:    , async}
 
-// The printer writes cp_async as PTX `cp.async.cg` (16 bytes, past L1) on the local
+// The printer writes cp_async as PTX `cp.async.ca` on the local
 // address of the slot and the global address, and the wait as `cp.async.wait_all`.
-// CL: __asm__ volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"((uint)(size_t)(v{{[0-9]+}} + {{.*}})), "l"((ulong)(v{{[0-9]+}} + {{.*}})) : "memory");
+// CL: __asm__ volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"((uint)(size_t)(v{{[0-9]+}} + {{.*}})), "l"((ulong)(v{{[0-9]+}} + {{.*}})) : "memory");
 // CL: __asm__ volatile("cp.async.commit_group;" ::: "memory");
 // CL: __asm__ volatile("cp.async.wait_all;" ::: "memory");
 // CL-NEXT: barrier(CLK_LOCAL_MEM_FENCE);

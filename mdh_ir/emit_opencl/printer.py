@@ -502,13 +502,12 @@ class OpenCLPrinter:
             self.define(r, f"as_float({b})" if isinstance(r.type, Float32Type) else f"as_int({b})")
 
     def print_cp_async(self, op: CpAsyncOp) -> None:
-        """`asm volatile` of `cp.async` (`.cg`, bypassing L1, for 16 bytes; `.ca` for 4
-        and 8), the destination as a local-memory (shared window) address."""
+        """`asm volatile` of `cp.async.ca` (of 4, 8 or 16 bytes), the destination as a
+        local-memory (shared window) address."""
         size = op.bytes.value.data
-        level = "cg" if size == 16 else "ca"
         dest = f"(uint)(size_t)({self.name(op.dest)} + {self.index(op.dest, op.dest_indices)})"
         source = f"(ulong)({self.name(op.source)} + {self.index(op.source, op.source_indices)})"
-        text = f"cp.async.{level}.shared.global [%0], [%1], {size};"
+        text = f"cp.async.ca.shared.global [%0], [%1], {size};"
         self.line(f'__asm__ volatile("{text}" :: "r"({dest}), "l"({source}) : "memory");')
 
     def print_async_commit(self, op: AsyncCommitOp) -> None:
