@@ -445,7 +445,10 @@ def test_gpu_default_tile_keeps_the_compute_units_busy(kind: str) -> None:
     128 x 4096 x 4096 and 768^3 no tile does, and the FP32 path computes it. f16 / bf16
     (asynchronous copies): 128 x 128 where it gives 1.5 work-groups a compute unit
     (2000^3: 256; not 1536^3: 144), else 64 x 128, or 64 x 64 down to 1/8 of the
-    compute units (768^3: 144 work-groups, 384^3: 36), below that (256^3: 16) FP32.
+    compute units (768^3: 144 work-groups, 384^3: 36), below that (256^3: 16) FP32;
+    k in local tiles of 32, rows swizzled, as many slots (at most 4) as the 48 KB of
+    local memory hold: 3 for 128 x 128, 4 for the others. TF32: k tiles of 16, two
+    slots, rows padded.
     Where the tiles leave compute units idle (fewer than 1.5 work-groups a compute
     unit, or none keeping 3/4 busy) and the sum is long, it is split over work-groups,
     at least 1024 products each: 128 x 4096 x 4096 in 128 x 128 tiles 4 ways (128
@@ -455,7 +458,10 @@ def test_gpu_default_tile_keeps_the_compute_units_busy(kind: str) -> None:
     for sizes, tile, splits in GPU_DEFAULT_TILES["tf32" if kind == "tf32" else "f16"]:
         cfg = default_config(find_compute(kind_matmul(kind, *sizes)), gpu)
         assert (cfg.mma, cfg.lt_size[:2]) == ((kind, tile) if tile else ("none", cfg.lt_size[:2])), sizes
-        assert cfg.stages == (4 if tile and kind != "tf32" else 2), sizes
+        if tile and kind != "tf32":
+            assert (cfg.lt_size[2], cfg.stages, cfg.lcl_swizzle, cfg.lcl_pad) == (32, 3 if tile == (128, 128) else 4, 1, 0), sizes
+        elif tile:
+            assert (cfg.lt_size[2], cfg.stages, cfg.lcl_swizzle, cfg.lcl_pad) == (16, 2, 0, 8), sizes
         assert not tile or cfg.num_wg[2] == splits, (sizes, cfg.num_wg)
 
 
@@ -491,7 +497,7 @@ def test_space_draws_whole_fragments_and_warps() -> None:
 def test_gpu_default_convolutions_and_batches_on_fragments() -> None:
     """The GPU default (132 compute units) computes ResNet-50's convolutions at batch 32
     on fragments: rows along the batch (32 x 128 tiles), the filter taps r, s outer,
-    k = c in local tiles of `SUMMED_K_TILE` (16 for 1 x 1), two output pixels along q a
+    k = c in local tiles of `ASYNC_K_TILE` (32) in 4 slots, two output pixels along q a
     work-group where that leaves `PAIRED_BUSY` work-groups a compute unit (conv3:
     392; conv4: 196 would not, one pixel each); conv5's 196 work-groups (fewer than 1.5 a
     compute unit) split the sum over two work-groups each; a batched product with a sum
@@ -501,12 +507,12 @@ def test_gpu_default_convolutions_and_batches_on_fragments() -> None:
     q, c_ = 2, 6
     for sizes, lt, paired, splits in [
         ((32, 28, 128, 3, 128), 32, True, 1), ((32, 14, 256, 3, 256), 32, False, 1),
-        ((32, 7, 512, 3, 512), 32, False, 2), ((32, 28, 512, 1, 128), 16, True, 1),
+        ((32, 7, 512, 3, 512), 32, False, 2), ((32, 28, 512, 1, 128), 32, True, 1),
     ]:  # fmt: skip
         op = find_compute(conv("f16", *sizes))
         cfg = default_config(op, gpu)
         assert (cfg.mma, cfg.num_wi[0], cfg.lt_size[0], cfg.lt_size[c_]) == ("f16", 4, 32, lt), sizes
-        assert (cfg.lt_size[q], cfg.stages) == ((2, 2) if paired else (1, 3 if lt == 32 else 4)), sizes
+        assert (cfg.lt_size[q], cfg.stages) == ((2, 2) if paired else (1, 4)), sizes
         assert cfg.num_wg[c_] == splits, sizes
     assert default_config(find_compute(conv("tf32", 32, 28, 128, 3, 128)), gpu).mma == "tf32"
     for k, mma in ((64, "none"), (512, "f16")):
@@ -597,3 +603,44 @@ def test_fragments_take_the_accumulators_place(flush: str, epilogue: bool) -> No
     assert arrays == [*flag, ("lcl", (16, 16)), ("lcl", (32, 16)), ("prv", (1, 1, 2, 2, 4))], arrays
     inputs = random_inputs(op, np.random.default_rng(40))
     check_outputs(module, inputs, run_emulated(module, cfg, inputs))
+
+
+SWIZZLED = [("matmul", "f16", False), ("matmul", "bf16", True), ("matmul", "tf32", False), ("conv", "f16", False),
+            ("bmatmul", "bf16", False)]  # fmt: skip
+"""Ops whose random configurations `test_swizzled_local_rows` runs with `lcl_swizzle`:
+awkward matmul sizes (B stored transposed in one), a convolution whose A rows step
+along its first axis, a batch."""
+
+
+@pytest.mark.parametrize("name, kind, transposed", SWIZZLED)
+def test_swizzled_local_rows(name: str, kind: str, transposed: bool) -> None:
+    """Random legal configurations on fragments with `lcl_swizzle = 1` (rows unpadded):
+    the local buffers whose rows hold 2, 4, 8 or more 16-byte chunks are marked
+    `swizzle` with the axis the fragment rows step along, every access of them permutes
+    the chunks (`arith.xori` on its last index) and the results match the reference,
+    the `ldmatrix` rows and 16-byte copies landing where the fragment loads read them."""
+    module = kind_matmul(kind, 37, 29, 47, transposed) if name == "matmul" else outer_module(name, kind)
+    op = find_compute(module)
+    info = with_tensor_cores(device_info(TEST_DEVICE))
+    rng = np.random.default_rng(7000 + SWIZZLED.index((name, kind, transposed)))
+    checked = 0
+    for _ in range(200):
+        cfg = (mma_config(op, info, rng) if name == "matmul" else outer_config(op, info, kind, rng)).with_(
+            lcl_swizzle=1, lcl_pad=0
+        )
+        plan = TilePlan(op, cfg)
+        if violations(op, cfg, info) or not any(plan.swizzled(b) for b in range(2)):
+            continue
+        configured, _ = configure(module, info, cfg)
+        lowered = lower_configured(configured, device_info(TEST_DEVICE))
+        marked = [o for o in lowered.walk() if isinstance(o, memref.AllocaOp) and "swizzle" in o.attributes]
+        assert marked and any(o.name == "arith.xori" for o in lowered.walk()), cfg
+        inputs = random_inputs(op, rng)
+        try:
+            check_outputs(module, inputs, run_emulated(module, cfg, inputs))
+        except Exception as e:
+            raise AssertionError(f"{name} {kind} config {cfg}: {e}") from e
+        checked += 1
+        if checked == 2:
+            return
+    raise AssertionError(f"{checked} swizzled configurations drawn")

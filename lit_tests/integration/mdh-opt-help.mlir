@@ -20,6 +20,7 @@
 // CHECK-NEXT:   lowlevel-hoist-loads    issue input reads before the barriers that precede them.
 // CHECK-NEXT:   lowlevel-align-vectors  mark the vector loads and stores aligned to their size.
 // CHECK-NEXT:   lowlevel-async-copies   the moves of asynchronous copies as `cp.async`, or as they are.
+// CHECK-NEXT:   lowlevel-swizzle-local  the accesses of swizzled local buffers, rows' chunks permuted.
 // CHECK-NEXT:   lower-to-opencl         the whole pipeline from `mdh.compute` to printable low-level IR.
 // CHECK-NEXT:   convert-linalg-to-mdh   rewrite `linalg.generic` and named linalg ops into `mdh.compute`.
 // CHECK-NEXT:   mdh-bufferize           give the host functions of `mdh.compute` ops buffers instead of tensors.

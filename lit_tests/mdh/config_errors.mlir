@@ -458,6 +458,24 @@ func.func @mul(%a: f32, %b: f32) -> f32 {
   func.return %r : f32
 }
 func.func @mv(%M: memref<8x4xf32>, %v: memref<4xf32>) -> memref<8xf32> {
+  // CHECK-NEXT: {{.*}}config_errors.mlir:[[# @LINE + 1]]:3: error: mdh.compute "mv": config: lcl_swizzle must be 0 or 1, got 2
+  %w = mdh.compute "mv"
+    {inp_view = [[affine_map<(i, k) -> (i, k)>], [affine_map<(i, k) -> (k)>]],
+     md_hom = {scalar_func = @mul, combine_ops = ["cc", ["pw", "add"]]},
+     out_view = [[affine_map<(i, k) -> (i)>]]}
+    {inp_types = [f32, f32], mda_size = [8, 4], out_types = [f32],
+     config = #mdh.config<lcl_swizzle = 2>}
+    (%M, %v) : (memref<8x4xf32>, memref<4xf32>) -> memref<8xf32>
+  func.return %w : memref<8xf32>
+}
+
+// -----
+
+func.func @mul(%a: f32, %b: f32) -> f32 {
+  %r = arith.mulf %a, %b : f32
+  func.return %r : f32
+}
+func.func @mv(%M: memref<8x4xf32>, %v: memref<4xf32>) -> memref<8xf32> {
   // CHECK-NEXT: {{.*}}config_errors.mlir:[[# @LINE + 1]]:3: error: mdh.compute "mv": config: wg_combine must be one of ['kernel', 'last'], got 'atomic'
   %w = mdh.compute "mv"
     {inp_view = [[affine_map<(i, k) -> (i, k)>], [affine_map<(i, k) -> (k)>]],
@@ -476,7 +494,7 @@ func.func @mul(%a: f32, %b: f32) -> f32 {
   func.return %r : f32
 }
 func.func @mv(%M: memref<8x4xf32>, %v: memref<4xf32>) -> memref<8xf32> {
-  // CHECK-NEXT: {{.*}}config_errors.mlir:[[# @LINE + 1]]:3: error: mdh.compute "mv": config: unknown key 'tile' (known: num_wg, num_wi, lt_size, pt_size, inp_mem, res_mem, ocl_dim, buf_layout, loop_order, combine_layer, vector_width, unroll, prefetch, lcl_pad, wg_combine, mma, stages)
+  // CHECK-NEXT: {{.*}}config_errors.mlir:[[# @LINE + 1]]:3: error: mdh.compute "mv": config: unknown key 'tile' (known: num_wg, num_wi, lt_size, pt_size, inp_mem, res_mem, ocl_dim, buf_layout, loop_order, combine_layer, vector_width, unroll, prefetch, lcl_pad, wg_combine, mma, stages, lcl_swizzle)
   %w = mdh.compute "mv"
     {inp_view = [[affine_map<(i, k) -> (i, k)>], [affine_map<(i, k) -> (k)>]],
      md_hom = {scalar_func = @mul, combine_ops = ["cc", ["pw", "add"]]},

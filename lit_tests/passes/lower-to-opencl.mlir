@@ -1,8 +1,8 @@
 // RUN: mdh-opt %s -p 'lower-to-opencl{device=gpu}' > %t.whole
-// RUN: mdh-opt %s -p 'mdh-default-config{device=gpu}' | mdh-opt -p 'mdh-check-config{device=gpu}' | mdh-opt -p mdh-tile | mdh-opt -p mdh-assign-asm | mdh-opt -p mdh-promote-memory | mdh-opt -p mdh-place-combine | mdh-opt -p mdh-vectorize | mdh-opt -p lowlevel-expand | mdh-opt -p dce,cse | mdh-opt -p lowlevel-hoist-loads | mdh-opt -p lowlevel-align-vectors | mdh-opt -p 'lowlevel-async-copies{cp_async=true}' > %t.steps
+// RUN: mdh-opt %s -p 'mdh-default-config{device=gpu}' | mdh-opt -p 'mdh-check-config{device=gpu}' | mdh-opt -p mdh-tile | mdh-opt -p mdh-assign-asm | mdh-opt -p mdh-promote-memory | mdh-opt -p mdh-place-combine | mdh-opt -p mdh-vectorize | mdh-opt -p lowlevel-expand | mdh-opt -p dce,cse | mdh-opt -p lowlevel-hoist-loads | mdh-opt -p lowlevel-align-vectors | mdh-opt -p 'lowlevel-async-copies{cp_async=true}' | mdh-opt -p lowlevel-swizzle-local > %t.steps
 // RUN: diff %t.whole %t.steps
 // RUN: mdh-opt %s -p lower-to-opencl > %t.cpu
-// RUN: mdh-opt %s -p 'mdh-default-config{device=cpu},mdh-check-config{device=cpu},mdh-tile,mdh-assign-asm,mdh-promote-memory,mdh-place-combine,mdh-vectorize,lowlevel-expand,dce,cse,lowlevel-hoist-loads,lowlevel-align-vectors,lowlevel-async-copies' | diff %t.cpu -
+// RUN: mdh-opt %s -p 'mdh-default-config{device=cpu},mdh-check-config{device=cpu},mdh-tile,mdh-assign-asm,mdh-promote-memory,mdh-place-combine,mdh-vectorize,lowlevel-expand,dce,cse,lowlevel-hoist-loads,lowlevel-align-vectors,lowlevel-async-copies,lowlevel-swizzle-local' | diff %t.cpu -
 // RUN: filecheck %s --input-file=%t.whole --check-prefixes=CHECK,GPU
 // RUN: filecheck %s --input-file=%t.cpu --check-prefixes=CHECK,CPU
 // RUN: filecheck %s --input-file=%t.whole --check-prefix=GONE
@@ -11,7 +11,8 @@
 
 // lower-to-opencl is the whole pipeline: the same IR as the passes run one by one (each
 // result printed and parsed again by the next mdh-opt), dce and cse, then
-// lowlevel-hoist-loads, lowlevel-align-vectors and lowlevel-async-copies (cp_async for a GPU).
+// lowlevel-hoist-loads, lowlevel-align-vectors, lowlevel-async-copies (cp_async for a GPU) and
+// lowlevel-swizzle-local.
 // Its result holds only what the OpenCL printer maps
 // one-to-one: kernels, launches, scf/arith/memref/func ops, ids and barriers. The configuration of an op is completed
 // for the device class (device=cpu by default), and checked, so an explicit configuration

@@ -16,7 +16,7 @@ func.func @mul(%a: f32, %b: f32) -> f32 {
 // CHECK: config = #mdh.config<num_wg = [4, 1], num_wi = [32, 64], lt_size = [32, 64], pt_size = [1, 1],
 // CHECK-SAME: inp_mem = {{\[\[}}"lcl", "lcl"], ["glb", "glb"]], res_mem = ["prv"], ocl_dim = {{\[\[}}0, 2], [1, 0]],
 // CHECK-SAME: buf_layout = {{\[\[\[}}1, 0], [0]], {{\[\[}}0, 1], [0]]], loop_order = {{\[\[}}0, 1], [1, 0]],
-// CHECK-SAME: combine_layer = "lt", vector_width = 1, unroll = 1, prefetch = 0, lcl_pad = 0, wg_combine = "kernel", mma = "none", stages = 2>}
+// CHECK-SAME: combine_layer = "lt", vector_width = 1, unroll = 1, prefetch = 0, lcl_pad = 0, wg_combine = "kernel", mma = "none", stages = 2, lcl_swizzle = 0>}
 func.func @matvec(%M: memref<128x64xf32>, %v: memref<64xf32>) -> memref<128xf32> {
   // GPU: {{.*}}mdh-check-config-accept.mlir:[[# @LINE + 1]]:3: error: mdh.compute "matvec": configuration breaks rule 'wg-size': 2048 work-items per work-group > device limit 1024 (preset gpu)
   %w = mdh.compute "matvec"

@@ -62,13 +62,13 @@ func.func @avg3(%l: f32, %c: f32, %r: f32) -> f32 {
 // CPU-SAME: config = #mdh.config<num_wg = [32, 1], num_wi = [1, 1], lt_size = [4, 64], pt_size = [4, 64],
 // CPU-SAME: inp_mem = {{\[\[}}"glb", "glb"], ["glb", "glb"]], res_mem = ["prv"], ocl_dim = {{\[\[}}0, 2], [2, 2]],
 // CPU-SAME: buf_layout = {{\[\[\[}}0, 1], [0]], {{\[\[}}0, 1], [0]]], loop_order = {{\[\[}}0, 1], [0, 1]],
-// CPU-SAME: combine_layer = "end", vector_width = 16, unroll = 1, prefetch = 0, lcl_pad = 0, wg_combine = "kernel", mma = "none", stages = 2>}
+// CPU-SAME: combine_layer = "end", vector_width = 16, unroll = 1, prefetch = 0, lcl_pad = 0, wg_combine = "kernel", mma = "none", stages = 2, lcl_swizzle = 0>}
 // GPU-LABEL: func.func @matvec(
 // GPU:      mdh.compute "matvec"
 // GPU-SAME: config = #mdh.config<num_wg = [128, 1], num_wi = [1, 64], lt_size = [1, 64], pt_size = [1, 1],
 // GPU-SAME: inp_mem = {{\[\[}}"glb", "glb"], ["glb", "glb"]], res_mem = ["prv"], ocl_dim = {{\[\[}}0, 2], [2, 0]],
 // GPU-SAME: buf_layout = {{\[\[\[}}0, 1], [0]], {{\[\[}}0, 1], [0]]], loop_order = {{\[\[}}0, 1], [0, 1]],
-// GPU-SAME: combine_layer = "end", vector_width = 1, unroll = 1, prefetch = 0, lcl_pad = 0, wg_combine = "kernel", mma = "none", stages = 2>}
+// GPU-SAME: combine_layer = "end", vector_width = 1, unroll = 1, prefetch = 0, lcl_pad = 0, wg_combine = "kernel", mma = "none", stages = 2, lcl_swizzle = 0>}
 func.func @matvec(%M: memref<128x64xf32>, %v: memref<64xf32>) -> memref<128xf32> {
   %w = mdh.compute "matvec"
     {inp_view = [[affine_map<(i, k) -> (i, k)>], [affine_map<(i, k) -> (k)>]],
@@ -84,13 +84,13 @@ func.func @matvec(%M: memref<128x64xf32>, %v: memref<64xf32>) -> memref<128xf32>
 // CPU-SAME: config = #mdh.config<num_wg = [5, 1, 2], num_wi = [1, 1, 1], lt_size = [2, 20, 8], pt_size = [2, 20, 8],
 // CPU-SAME: inp_mem = {{\[\[}}"glb", "glb"], ["glb", "glb"]], res_mem = ["prv"], ocl_dim = {{\[\[}}1, 2, 0], [2, 2, 2]],
 // CPU-SAME: buf_layout = {{\[\[\[}}0, 1], [0, 1]], {{\[\[}}0, 1], [0, 1]]], loop_order = {{\[\[}}0, 1, 2], [2, 0, 1]],
-// CPU-SAME: combine_layer = "end", vector_width = 4, unroll = 1, prefetch = 0, lcl_pad = 0, wg_combine = "kernel", mma = "none", stages = 2>}
+// CPU-SAME: combine_layer = "end", vector_width = 4, unroll = 1, prefetch = 0, lcl_pad = 0, wg_combine = "kernel", mma = "none", stages = 2, lcl_swizzle = 0>}
 // GPU-LABEL: func.func @matmul(
 // GPU:      mdh.compute "matmul"
 // GPU-SAME: config = #mdh.config<num_wg = [10, 20, 1], num_wi = [1, 1, 16], lt_size = [1, 1, 16], pt_size = [1, 1, 1],
 // GPU-SAME: inp_mem = {{\[\[}}"glb", "glb"], ["glb", "glb"]], res_mem = ["prv"], ocl_dim = {{\[\[}}1, 0, 2], [2, 2, 0]],
 // GPU-SAME: buf_layout = {{\[\[\[}}0, 1], [0, 1]], {{\[\[}}0, 1], [0, 1]]], loop_order = {{\[\[}}0, 1, 2], [0, 1, 2]],
-// GPU-SAME: combine_layer = "end", vector_width = 1, unroll = 1, prefetch = 0, lcl_pad = 0, wg_combine = "kernel", mma = "none", stages = 2>}
+// GPU-SAME: combine_layer = "end", vector_width = 1, unroll = 1, prefetch = 0, lcl_pad = 0, wg_combine = "kernel", mma = "none", stages = 2, lcl_swizzle = 0>}
 func.func @matmul(%A: memref<10x16xf32>, %B: memref<16x20xf32>) -> memref<10x20xf32> {
   %C = mdh.compute "matmul"
     {inp_view = [[affine_map<(i, j, k) -> (i, k)>], [affine_map<(i, j, k) -> (k, j)>]],
@@ -107,14 +107,14 @@ func.func @matmul(%A: memref<10x16xf32>, %B: memref<16x20xf32>) -> memref<10x20x
 // CPU-SAME: config = #mdh.config<num_wg = [1], num_wi = [1], lt_size = [37], pt_size = [37],
 // CPU-SAME: inp_mem = {{\[\[}}"glb"], ["glb"]], res_mem = ["prv"], ocl_dim = {{\[\[}}2], [2]],
 // CPU-SAME: buf_layout = {{\[\[\[}}0]], {{\[\[}}0]]], loop_order = {{\[\[}}0], [0]],
-// CPU-SAME: combine_layer = "end", vector_width = 1, unroll = 1, prefetch = 0, lcl_pad = 0, wg_combine = "kernel", mma = "none", stages = 2>}
+// CPU-SAME: combine_layer = "end", vector_width = 1, unroll = 1, prefetch = 0, lcl_pad = 0, wg_combine = "kernel", mma = "none", stages = 2, lcl_swizzle = 0>}
 // GPU-LABEL: func.func @jacobi1d(
 // GPU:      mdh.compute "jacobi1d"
 // GPU-SAME: boundary = ["clamp"]}
 // GPU-SAME: config = #mdh.config<num_wg = [1], num_wi = [37], lt_size = [37], pt_size = [1],
 // GPU-SAME: inp_mem = {{\[\[}}"glb"], ["glb"]], res_mem = ["prv"], ocl_dim = {{\[\[}}2], [0]],
 // GPU-SAME: buf_layout = {{\[\[\[}}0]], {{\[\[}}0]]], loop_order = {{\[\[}}0], [0]],
-// GPU-SAME: combine_layer = "end", vector_width = 1, unroll = 1, prefetch = 0, lcl_pad = 0, wg_combine = "kernel", mma = "none", stages = 2>}
+// GPU-SAME: combine_layer = "end", vector_width = 1, unroll = 1, prefetch = 0, lcl_pad = 0, wg_combine = "kernel", mma = "none", stages = 2, lcl_swizzle = 0>}
 func.func @jacobi1d(%x: memref<37xf32>) -> memref<37xf32> {
   %y = mdh.compute "jacobi1d"
     {inp_view = [[affine_map<(i) -> (i - 1)>, affine_map<(i) -> (i)>, affine_map<(i) -> (i + 1)>]],
@@ -136,13 +136,13 @@ func.func @jacobi1d(%x: memref<37xf32>) -> memref<37xf32> {
 // CPU-SAME: config = #mdh.config<num_wg = [8], num_wi = [1], lt_size = [512], pt_size = [512],
 // CPU-SAME: inp_mem = {{\[\[}}"glb", "glb"], ["glb", "glb"]], res_mem = ["prv"], ocl_dim = {{\[\[}}0], [2]],
 // CPU-SAME: buf_layout = {{\[\[\[}}0], [0]], {{\[\[}}0], [0]]], loop_order = {{\[\[}}0], [0]],
-// CPU-SAME: combine_layer = "end", vector_width = 16, unroll = 1, prefetch = 0, lcl_pad = 0, wg_combine = "last", mma = "none", stages = 2>}
+// CPU-SAME: combine_layer = "end", vector_width = 16, unroll = 1, prefetch = 0, lcl_pad = 0, wg_combine = "last", mma = "none", stages = 2, lcl_swizzle = 0>}
 // GPU-LABEL: func.func @dot(
 // GPU:      mdh.compute "dot"
 // GPU-SAME: config = #mdh.config<num_wg = [4], num_wi = [256], lt_size = [1024], pt_size = [4],
 // GPU-SAME: inp_mem = {{\[\[}}"glb", "glb"], ["glb", "glb"]], res_mem = ["prv"], ocl_dim = {{\[\[}}0], [0]],
 // GPU-SAME: buf_layout = {{\[\[\[}}0], [0]], {{\[\[}}0], [0]]], loop_order = {{\[\[}}0], [0]],
-// GPU-SAME: combine_layer = "end", vector_width = 4, unroll = 1, prefetch = 0, lcl_pad = 0, wg_combine = "last", mma = "none", stages = 2>}
+// GPU-SAME: combine_layer = "end", vector_width = 4, unroll = 1, prefetch = 0, lcl_pad = 0, wg_combine = "last", mma = "none", stages = 2, lcl_swizzle = 0>}
 func.func @dot(%x: memref<4096xf32>, %y: memref<4096xf32>) -> memref<f32> {
   %r = mdh.compute "dot"
     {inp_view = [[affine_map<(k) -> (k)>], [affine_map<(k) -> (k)>]],
@@ -188,13 +188,13 @@ func.func @reduce_outer(%x: memref<256x1024x16xf32>) -> memref<1024x16xf32> {
 // CPU-SAME: config = #mdh.config<num_wg = [8, 1], num_wi = [4, 2], lt_size = [16, 64], pt_size = [4, 32],
 // CPU-SAME: inp_mem = {{\[\[}}"lcl", "glb"], ["glb", "prv"]], res_mem = ["prv"], ocl_dim = {{\[\[}}0, 2], [1, 0]],
 // CPU-SAME: buf_layout = {{\[\[\[}}0, 1], [0]], {{\[\[}}0, 1], [0]]], loop_order = {{\[\[}}1, 0], [1, 0]],
-// CPU-SAME: combine_layer = "end", vector_width = 1, unroll = 1, prefetch = 0, lcl_pad = 0, wg_combine = "kernel", mma = "none", stages = 2>}
+// CPU-SAME: combine_layer = "end", vector_width = 1, unroll = 1, prefetch = 0, lcl_pad = 0, wg_combine = "kernel", mma = "none", stages = 2, lcl_swizzle = 0>}
 // GPU-LABEL: func.func @partial(
 // GPU:      mdh.compute "partial"
 // GPU-SAME: config = #mdh.config<num_wg = [32, 1], num_wi = [4, 2], lt_size = [4, 2], pt_size = [1, 1],
 // GPU-SAME: inp_mem = {{\[\[}}"lcl", "glb"], ["glb", "prv"]], res_mem = ["prv"], ocl_dim = {{\[\[}}0, 2], [1, 0]],
 // GPU-SAME: buf_layout = {{\[\[\[}}0, 1], [0]], {{\[\[}}0, 1], [0]]], loop_order = {{\[\[}}1, 0], [1, 0]],
-// GPU-SAME: combine_layer = "end", vector_width = 1, unroll = 1, prefetch = 0, lcl_pad = 0, wg_combine = "kernel", mma = "none", stages = 2>}
+// GPU-SAME: combine_layer = "end", vector_width = 1, unroll = 1, prefetch = 0, lcl_pad = 0, wg_combine = "kernel", mma = "none", stages = 2, lcl_swizzle = 0>}
 func.func @partial(%M: memref<128x64xf32>, %v: memref<64xf32>) -> memref<128xf32> {
   %w = mdh.compute "partial"
     {inp_view = [[affine_map<(i, k) -> (i, k)>], [affine_map<(i, k) -> (k)>]],
@@ -217,13 +217,13 @@ func.func @partial(%M: memref<128x64xf32>, %v: memref<64xf32>) -> memref<128xf32
 // CPU-SAME: config = #mdh.config<num_wg = [4, 2], num_wi = [1, 1], lt_size = [32, 32], pt_size = [4, 32],
 // CPU-SAME: inp_mem = {{\[\[}}"glb", "glb"], ["glb", "glb"]], res_mem = ["prv"], ocl_dim = {{\[\[}}1, 0], [2, 2]],
 // CPU-SAME: buf_layout = {{\[\[\[}}0, 1], [0]], {{\[\[}}0, 1], [0]]], loop_order = {{\[\[}}0, 1], [0, 1]],
-// CPU-SAME: combine_layer = "end", vector_width = 16, unroll = 1, prefetch = 0, lcl_pad = 0, wg_combine = "kernel", mma = "none", stages = 2>}
+// CPU-SAME: combine_layer = "end", vector_width = 16, unroll = 1, prefetch = 0, lcl_pad = 0, wg_combine = "kernel", mma = "none", stages = 2, lcl_swizzle = 0>}
 // GPU-LABEL: func.func @partial_wg(
 // GPU:      mdh.compute "partial_wg"
 // GPU-SAME: config = #mdh.config<num_wg = [4, 2], num_wi = [1, 32], lt_size = [32, 32], pt_size = [1, 1],
 // GPU-SAME: inp_mem = {{\[\[}}"glb", "glb"], ["glb", "glb"]], res_mem = ["prv"], ocl_dim = {{\[\[}}1, 0], [2, 0]],
 // GPU-SAME: buf_layout = {{\[\[\[}}0, 1], [0]], {{\[\[}}0, 1], [0]]], loop_order = {{\[\[}}0, 1], [0, 1]],
-// GPU-SAME: combine_layer = "end", vector_width = 1, unroll = 1, prefetch = 0, lcl_pad = 0, wg_combine = "kernel", mma = "none", stages = 2>}
+// GPU-SAME: combine_layer = "end", vector_width = 1, unroll = 1, prefetch = 0, lcl_pad = 0, wg_combine = "kernel", mma = "none", stages = 2, lcl_swizzle = 0>}
 func.func @partial_wg(%M: memref<128x64xf32>, %v: memref<64xf32>) -> memref<128xf32> {
   %w = mdh.compute "partial_wg"
     {inp_view = [[affine_map<(i, k) -> (i, k)>], [affine_map<(i, k) -> (k)>]],
@@ -248,7 +248,7 @@ func.func @id(%a: f32) -> f32 {
 // GPU-SAME: config = #mdh.config<num_wg = [2, 3], num_wi = [32, 8], lt_size = [32, 32], pt_size = [1, 4],
 // GPU-SAME: inp_mem = {{\[\[}}"lcl"], ["glb"]], res_mem = ["prv"], ocl_dim = {{\[\[}}1, 0], [0, 1]],
 // GPU-SAME: buf_layout = {{\[\[\[}}1, 0]], {{\[\[}}0, 1]]], loop_order = {{\[\[}}0, 1], [0, 1]],
-// GPU-SAME: combine_layer = "end", vector_width = 1, unroll = 1, prefetch = 0, lcl_pad = 0, wg_combine = "kernel", mma = "none", stages = 2>}
+// GPU-SAME: combine_layer = "end", vector_width = 1, unroll = 1, prefetch = 0, lcl_pad = 0, wg_combine = "kernel", mma = "none", stages = 2, lcl_swizzle = 0>}
 func.func @transpose(%x: memref<64x96xf32>) -> memref<96x64xf32> {
   %y = mdh.compute "transpose"
     {inp_view = [[affine_map<(i, j) -> (i, j)>]],
@@ -267,7 +267,7 @@ func.func @transpose(%x: memref<64x96xf32>) -> memref<96x64xf32> {
 // GPU:      mdh.compute "copy"
 // GPU-SAME: config = #mdh.config<num_wg = [7, 1], num_wi = [10, 24], lt_size = [10, 96], pt_size = [1, 4],
 // GPU-SAME: inp_mem = {{\[\[}}"glb"], ["glb"]], res_mem = ["prv"], ocl_dim = {{\[\[}}0, 2], [1, 0]],
-// GPU-SAME: combine_layer = "end", vector_width = 4, unroll = 1, prefetch = 0, lcl_pad = 0, wg_combine = "kernel", mma = "none", stages = 2>}
+// GPU-SAME: combine_layer = "end", vector_width = 4, unroll = 1, prefetch = 0, lcl_pad = 0, wg_combine = "kernel", mma = "none", stages = 2, lcl_swizzle = 0>}
 func.func @copy(%x: memref<64x96xf32>) -> memref<64x96xf32> {
   %y = mdh.compute "copy"
     {inp_view = [[affine_map<(i, j) -> (i, j)>]],
@@ -287,7 +287,7 @@ func.func @copy(%x: memref<64x96xf32>) -> memref<64x96xf32> {
 // GPU:      mdh.compute "matmul"
 // GPU-SAME: config = #mdh.config<num_wg = [1, 8, 1], num_wi = [1, 2, 128], lt_size = [1, 8, 256], pt_size = [1, 4, 1],
 // GPU-SAME: ocl_dim = {{\[\[}}2, 0, 2], [2, 0, 1]],
-// GPU-SAME: wg_combine = "kernel", mma = "none", stages = 2>}
+// GPU-SAME: wg_combine = "kernel", mma = "none", stages = 2, lcl_swizzle = 0>}
 func.func @row(%A: memref<1x256xf32>, %B: memref<256x64xf32>) -> memref<1x64xf32> {
   %C = mdh.compute "matmul"
     {inp_view = [[affine_map<(i, j, k) -> (i, k)>], [affine_map<(i, j, k) -> (k, j)>]],
@@ -311,7 +311,7 @@ func.func @row(%A: memref<1x256xf32>, %B: memref<256x64xf32>) -> memref<1x64xf32
 // GPU-SAME: config = #mdh.config<num_wg = [4, 4, 4], num_wi = [16, 16, 1], lt_size = [64, 64, 8], pt_size = [2, 2, 1],
 // GPU-SAME: inp_mem = {{\[\[}}"lcl", "lcl"], ["glb", "glb"]],
 // GPU-SAME: buf_layout = {{\[\[\[}}1, 0], [0, 1]], [[0, 1], [0, 1]]],
-// GPU-SAME: vector_width = 2, unroll = 1, prefetch = 1, lcl_pad = 4, wg_combine = "kernel", mma = "none", stages = 2>}
+// GPU-SAME: vector_width = 2, unroll = 1, prefetch = 1, lcl_pad = 4, wg_combine = "kernel", mma = "none", stages = 2, lcl_swizzle = 0>}
 func.func @gemm(%A: memref<256x256xf32>, %B: memref<256x256xf32>) -> memref<256x256xf32> {
   %C = mdh.compute "gemm"
     {inp_view = [[affine_map<(i, j, k) -> (i, k)>], [affine_map<(i, j, k) -> (k, j)>]],
@@ -367,7 +367,7 @@ func.func @narrow(%A: memref<7x512xf32>, %B: memref<512x2048xf32>) -> memref<7x2
 // CPU-SAME: config = #mdh.config<num_wg = [2, 4, 1], num_wi = [1, 1, 1], lt_size = [256, 16, 512], pt_size = [4, 16, 512],
 // CPU-SAME: inp_mem = {{\[\[}}"glb", "lcl"], ["glb", "glb"]], res_mem = ["prv"], ocl_dim = {{\[\[}}1, 0, 2], [2, 2, 2]],
 // CPU-SAME: buf_layout = {{\[\[\[}}0, 1], [0, 1]], {{\[\[}}0, 1], [0, 1]]], loop_order = {{\[\[}}0, 1, 2], [2, 0, 1]],
-// CPU-SAME: combine_layer = "pt", vector_width = 16, unroll = 1, prefetch = 0, lcl_pad = 0, wg_combine = "kernel", mma = "none", stages = 2>}
+// CPU-SAME: combine_layer = "pt", vector_width = 16, unroll = 1, prefetch = 0, lcl_pad = 0, wg_combine = "kernel", mma = "none", stages = 2, lcl_swizzle = 0>}
 func.func @panel(%A: memref<512x512xf32>, %B: memref<512x64xf32>) -> memref<512x64xf32> {
   %C = mdh.compute "panel"
     {inp_view = [[affine_map<(i, j, k) -> (i, k)>], [affine_map<(i, j, k) -> (k, j)>]],
@@ -383,7 +383,7 @@ func.func @panel(%A: memref<512x512xf32>, %B: memref<512x64xf32>) -> memref<512x
 // CPU-SAME: config = #mdh.config<num_wg = [2, 1, 2, 1, 2, 1, 1], num_wi = [1, 1, 1, 1, 1, 1, 1], lt_size = [1, 8, 1, 6, 1, 16, 8], pt_size = [1, 4, 1, 1, 1, 16, 8],
 // CPU-SAME: inp_mem = {{\[\[}}"glb", "lcl"], ["glb", "glb"]], res_mem = ["prv"], ocl_dim = {{\[\[}}2, 2, 1, 2, 0, 2, 2], [2, 2, 2, 2, 2, 2, 2]],
 // CPU-SAME: buf_layout = {{\[\[\[}}0, 1, 2, 3], [0, 2, 3, 1]], {{\[\[}}0, 1, 2, 3], [0, 1, 2, 3]]], loop_order = {{\[\[}}0, 1, 2, 3, 4, 5, 6], [6, 0, 2, 3, 4, 1, 5]],
-// CPU-SAME: combine_layer = "pt", vector_width = 16, unroll = 1, prefetch = 0, lcl_pad = 0, wg_combine = "kernel", mma = "none", stages = 2>}
+// CPU-SAME: combine_layer = "pt", vector_width = 16, unroll = 1, prefetch = 0, lcl_pad = 0, wg_combine = "kernel", mma = "none", stages = 2, lcl_swizzle = 0>}
 func.func @contraction(%A: memref<8x6x2x8xf32>, %B: memref<2x16x8x2xf32>) -> memref<2x8x2x6x2x16xf32> {
   %C = mdh.compute "contraction"
     {inp_view = [[affine_map<(a, b, c, d, e, f, g) -> (g, d, a, b)>], [affine_map<(a, b, c, d, e, f, g) -> (e, f, g, c)>]],

@@ -136,6 +136,12 @@ SOURCE_EXTENTS_ATTR = "source_extents"
 copy's box, without the `lcl_pad` elements of its rows); box elements beyond it count as
 outside the source (see mdh-promote-memory)."""
 
+SWIZZLE_ATTR = "swizzle"
+"""`memref.alloca` attribute of a local buffer (`lcl_swizzle`), an integer n >= 2: each
+row's 16-byte chunks are permuted by XOR with bits of the index of axis -n (counted from
+the last; `lowlevel-swizzle-local` rewrites its accesses; `mdh-promote-memory` marks it,
+`lowlevel-prefetch` keeps the mark on its slots)."""
+
 ROUND_ATTR = "round"
 """Copy attribute: "tf32" rounds each element it stores into the destination
 (`round_tf32`), so that the destination's readers read rounded values (see

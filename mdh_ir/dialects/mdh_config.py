@@ -24,7 +24,7 @@ from mdh_ir.errors import ConfigError
 CONFIG_KEYS = (
     "num_wg", "num_wi", "lt_size", "pt_size", "inp_mem", "res_mem", "ocl_dim", "buf_layout",
     "loop_order", "combine_layer", "vector_width", "unroll", "prefetch", "lcl_pad", "wg_combine",
-    "mma", "stages",
+    "mma", "stages", "lcl_swizzle",
 )  # fmt: skip
 """The keys, in the order of `mdh_ir.schedule.config.Config`'s fields."""
 
@@ -249,6 +249,10 @@ class _Shape:
     def check_lcl_pad(self, key: str, value: Any) -> None:
         if not isinstance(value, int) or not 0 <= value <= MAX_LCL_PAD:
             raise ConfigError(f"{key} must be an integer from 0 to {MAX_LCL_PAD}, got {value!r}")
+
+    def check_lcl_swizzle(self, key: str, value: Any) -> None:
+        if not isinstance(value, int) or value not in (0, 1):
+            raise ConfigError(f"{key} must be 0 or 1, got {value!r}")
 
     def check_stages(self, key: str, value: Any) -> None:
         if not isinstance(value, int) or not 2 <= value <= MAX_STAGES:

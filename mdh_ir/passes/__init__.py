@@ -27,6 +27,7 @@ ALL_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "lowlevel-hoist-loads": _lazy("hoist_loads", "LowLevelHoistLoads"),
     "lowlevel-align-vectors": _lazy("align_vectors", "LowLevelAlignVectors"),
     "lowlevel-async-copies": _lazy("async_copies", "LowLevelAsyncCopies"),
+    "lowlevel-swizzle-local": _lazy("swizzle_local", "LowLevelSwizzleLocal"),
     "lower-to-opencl": _lazy("lower_to_opencl", "LowerToOpenCL"),
     "convert-linalg-to-mdh": _lazy("convert_linalg_to_mdh", "ConvertLinalgToMDH"),
     "mdh-bufferize": _lazy("bufferize", "MDHBufferize"),

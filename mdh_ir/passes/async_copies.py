@@ -44,7 +44,7 @@ from mdh_ir.dialects.lowlevel import (
     memory_space,
 )
 from mdh_ir.passes.kernel_stage import rewritten_by
-from mdh_ir.schedule.constraints import element_bytes
+from mdh_ir.schedule.tiling import element_bytes
 
 CP_ASYNC_BYTES = (4, 8, 16)
 """The sizes one `cp.async` moves."""

@@ -18,7 +18,7 @@ from mdh_ir.errors import MDHError
 KERNEL_PASSES = (
     "mdh-assign-asm", "mdh-promote-memory", "mdh-place-combine", "mdh-mma", "mdh-vectorize",
     "mdh-keep-rows", "lowlevel-prefetch", "lowlevel-expand", "lowlevel-expand-mma", "lowlevel-hoist-loads",
-    "lowlevel-align-vectors", "lowlevel-async-copies",
+    "lowlevel-align-vectors", "lowlevel-async-copies", "lowlevel-swizzle-local",
 )  # fmt: skip
 STAGE_ATTR = "mdh.stage"
 

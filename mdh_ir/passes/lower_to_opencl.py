@@ -6,7 +6,7 @@
     lowlevel-expand-mma (a device without tensor cores: `lowlevel.mma` as FMAs),
     lowlevel-tf32-ptx (a device that converts to TF32 in one instruction),
     lowlevel-merge-kernels, xDSL's dce and cse, lowlevel-hoist-loads, lowlevel-align-vectors,
-    lowlevel-async-copies{cp_async=(D has cp.async)}.
+    lowlevel-async-copies{cp_async=(D has cp.async)}, lowlevel-swizzle-local.
 
 `mdh-opt --lower-to-opencl f.mlir` runs it and prints the OpenCL program.
 """
@@ -36,6 +36,7 @@ from mdh_ir.passes.mma import MDHMma
 from mdh_ir.passes.prefetch import LowLevelPrefetch
 from mdh_ir.passes.promote_memory import MDHPromoteMemory
 from mdh_ir.passes.split_stats import MDHSplitStats
+from mdh_ir.passes.swizzle_local import LowLevelSwizzleLocal
 from mdh_ir.passes.tf32_ptx import LowLevelTF32Ptx
 from mdh_ir.passes.tile import MDHTile
 from mdh_ir.passes.vectorize import MDHVectorize
@@ -77,6 +78,7 @@ def lowering(
         LowLevelHoistLoads(),
         LowLevelAlignVectors(),
         LowLevelAsyncCopies(cp_async=async_copies),
+        LowLevelSwizzleLocal(),
     ]
 
 

@@ -91,6 +91,7 @@ from mdh_ir.dialects.lowlevel import (
     LCL,
     PRV,
     ROUND_ATTR,
+    SWIZZLE_ATTR,
     AsyncCommitOp,
     AsyncWaitOp,
     BarrierOp,
@@ -108,7 +109,7 @@ from mdh_ir.passes.emit import Emitter
 from mdh_ir.passes.kernel_stage import rewritten_by
 from mdh_ir.passes.promote_memory import alloc
 from mdh_ir.schedule.config import Config
-from mdh_ir.schedule.constraints import element_bytes
+from mdh_ir.schedule.tiling import element_bytes
 
 PREFETCH_ELEMENTS = 64
 """Most elements a work-item stages for one copy (they are meant to stay in registers)."""
@@ -292,6 +293,8 @@ def multi_buffer(kernel: KernelOp, loop: TileForOp, slots: int) -> bool:
     for buffer in buffers:
         t = buffer.type
         multi = alloc(kernel, t.element_type, [slots, *t.get_shape()], LCL)  # type: ignore[attr-defined]
+        if SWIZZLE_ATTR in buffer.owner.attributes:  # type: ignore[union-attr]
+            multi.owner.attributes[SWIZZLE_ATTR] = buffer.owner.attributes[SWIZZLE_ATTR]  # type: ignore[union-attr]
         slot = e.emit(SlotOp(multi, turn))
         outside = [use for use in buffer.uses if not loop.is_ancestor(use.operation)]
         if outside:

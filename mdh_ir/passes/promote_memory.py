@@ -22,8 +22,13 @@ Reads (`view_load`) are redirected to the innermost copy, at `map(point) - origi
 Where a private-tile loop is padded (`mdh_ir.schedule.tiling`), reads get `limits`: a point of
 the padding reads at the dimension's last coordinate from global memory, at the local
 tile's last from a local copy (where the padding reaches beyond it).
+With `lcl_swizzle`, a local buffer whose rows hold a power of two of 16-byte chunks
+(at least two) is marked `swizzle = n`: `lowlevel-swizzle-local` permutes the chunks of
+each row by the index of axis `-n`, the one along which the 8 rows of a fragment load
+step (`TilePlan.swizzled`, `swizzle_axis`).
 A local copy whose innermost box extent is a multiple of 4 and whose layout keeps that
-axis innermost moves 4 elements at a time (`lanes = 4`); one whose boxes lie inside the
+axis innermost moves 4 elements at a time (`lanes = 4`; into a swizzled buffer a 16-byte
+chunk's worth where the rows allow: `TilePlan.copy_lanes`); one whose boxes lie inside the
 buffer for every local tile (the tiles divide the sizes and the halo stays inside, as
 in a GEMM of 4096^3 with tiles of 128) is marked `inside`, and moves without bounds
 checks (H100, GEMM 4096^3 default configuration: 3.22 -> 3.07 ms); one whose boxes lie
@@ -58,6 +63,7 @@ from mdh_ir.dialects.lowlevel import (
     LCL,
     PRV,
     SOURCE_EXTENTS_ATTR,
+    SWIZZLE_ATTR,
     BarrierOp,
     CopyOp,
     KernelOp,
@@ -71,7 +77,8 @@ from mdh_ir.passes.assign_asm import tile_chain
 from mdh_ir.passes.carried import carried
 from mdh_ir.passes.emit import Emitter
 from mdh_ir.passes.kernel_stage import rewritten_by
-from mdh_ir.schedule.tiling import COPY_LANES, Box, TilePlan
+from mdh_ir.schedule.mma import MmaForm
+from mdh_ir.schedule.tiling import Box, TilePlan
 
 
 @dataclass
@@ -106,6 +113,15 @@ def alloc(kernel: KernelOp, elem, shape: Sequence[int], space) -> SSAValue:
     return e.emit(memref.AllocaOp.get(elem, shape=shape, memory_space=space))
 
 
+def swizzle_axis(plan: TilePlan, b: int, perm: tuple[int, ...]) -> int | None:
+    """The axis of input b's swizzled local buffer whose index permutes its rows' chunks:
+    the one along which a fragment load's 8 rows step (`MmaForm.row_axis`), so that
+    they fall into different banks."""
+    form = MmaForm.of(plan.op, plan.lookup_scope)
+    assert isinstance(form, MmaForm), "rule lcl-swizzle: swizzled buffers are tensor-core fragments'"
+    return form.row_axis(plan.op, b, perm)
+
+
 def shifted_map(amap: AffineMap, cache: Cache) -> AffineMapAttr:
     """`map(point) - origin`, in the cache's axis order; origins are the symbols."""
     results = [amap.results[p] - AffineExpr.symbol(p) for p in cache.perm]
@@ -138,8 +154,11 @@ def promote(kernel: KernelOp) -> None:
             rank = len(cache.origin)
             copy = CopyOp(args[b], cache.buffer, cache.origin, cache.extents, tuple(range(rank)),
                           perm, op.boundaries[b], worker, plan.wg_size)  # fmt: skip
-            if rank and cache.extents[-1] % COPY_LANES == 0 and perm[-1] == rank - 1:
-                copy.attributes[LANES_ATTR] = IntegerAttr(COPY_LANES, 64)
+            if plan.swizzled(b) and (axis := swizzle_axis(plan, b, perm)) is not None:
+                cache.buffer.owner.attributes[SWIZZLE_ATTR] = IntegerAttr(rank - axis, 64)  # type: ignore[union-attr]
+            lanes = plan.copy_lanes(b)
+            if rank and lanes > 1 and perm[-1] == rank - 1:
+                copy.attributes[LANES_ATTR] = IntegerAttr(lanes, 64)
             inside = [a for a, yes in enumerate(plan.inside_axes(b)) if yes]
             if len(inside) == rank:
                 copy.attributes[INSIDE_ATTR] = UnitAttr()

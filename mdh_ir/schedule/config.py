@@ -22,6 +22,7 @@ Keys (D = number of dimensions, B = input buffers, K = output buffers):
 | lcl_pad | 1 | elements added to each row (innermost axis) of a local buffer of two or more axes, against bank conflicts: 0 to 8 |
 | mma | 1 | "none", "tf32", "f16" or "bf16": the innermost register tile computed with warp-level tensor-core `mma.sync` fragments of those inputs (rules `mma-inputs`, `mma`) |
 | stages | 1 | 2 to 4: with `prefetch = 3`, the local tiles' slots the asynchronous copies fill in turn, `stages - 1` tiles ahead of the one computed on (rule `stages`) |
+| lcl_swizzle | 1 | 0 or 1: local buffers of tensor-core fragments (`mma`) keep their rows unpadded and permute each row's 16-byte chunks by XOR with bits of the row index, against bank conflicts (`lowlevel-swizzle-local`; rule `lcl-swizzle`) |
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ class Config:
     wg_combine: str = "kernel"
     mma: str = "none"
     stages: int = 2
+    lcl_swizzle: int = 0
 
     @staticmethod
     def keys() -> list[str]:
@@ -93,7 +95,9 @@ class Config:
         return replace(self, **changes)
 
 
-_OPTIONAL = ("combine_layer", "vector_width", "unroll", "prefetch", "lcl_pad", "wg_combine", "mma", "stages")
+_OPTIONAL = (
+    "combine_layer", "vector_width", "unroll", "prefetch", "lcl_pad", "wg_combine", "mma", "stages", "lcl_swizzle",
+)  # fmt: skip
 
 
 def _to_lists(value: Any) -> Any:

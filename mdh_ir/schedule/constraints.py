@@ -29,6 +29,7 @@ bound a resource name the limit and the device model it comes from in their mess
 | rows | an op with row statistics has one work-group along every dimension a statistic reduces: each work-group holds whole rows, so each phase of its kernel reads statistics its own work-group wrote (`mdh-split-stats`) |
 | mma | mma other than "none" only where its fragments can compute the private tiles (`mdh_ir.schedule.mma.MmaPlan`): a sum of products of two reads A(i, k) B(k, j) (`MmaForm`: pw dimensions combined by addition, the scalar function a multiplication; the other dimensions outer: a batch, a convolution's pixels and taps); both inputs cached in local memory (fragments load from there) and not in private memory; res_mem "prv" and combine_layer "end" or "lt" (the fragments take the private accumulators' place, flushed after their scope); vector_width 1; num_wi 1 along k (each warp takes the whole reduction) and the outer dimensions, pt_size of k a multiple of the fragment's K (8 for "tf32", 16 for "f16" and "bf16"); a work-group of whole warps (32 work-items) whose step block (num_wi * pt_size along i and j) splits into one warp tile of whole 16 x 8 fragments per warp |
 | stages | stages other than 2 only with prefetch 3 (the slots of asynchronous copies) |
+| lcl-swizzle | lcl_swizzle 1 only on tensor-core fragments (mma other than "none": their local buffers are read by `ldmatrix` rows of 16 bytes, and written by copies of at most 16 bytes, each inside one chunk) and with lcl_pad 0 |
 | implemented | res_mem is not "lcl" (not generated yet) |
 """
 
@@ -37,15 +38,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from math import prod
 
-from xdsl.dialects.builtin import IntegerType
-
 from mdh_ir.affine import dim_of, linear_results
 from mdh_ir.schedule.combine import meaning
 from mdh_ir.schedule.config import Config
 from mdh_ir.schedule.mma import SHAPES, MmaForm, MmaPlan
 from mdh_ir.device import DeviceInfo
 from mdh_ir.dialects.mdh import ComputeOp
-from mdh_ir.schedule.tiling import TilePlan, ceildiv
+from mdh_ir.schedule.tiling import TilePlan, ceildiv, element_bytes
 
 INDEX_LIMIT = 2**31
 
@@ -57,11 +56,6 @@ class Violation:
 
     def __str__(self) -> str:
         return f"configuration breaks rule '{self.rule}': {self.message}"
-
-
-def element_bytes(t) -> int:
-    """Bytes of an element of type `t` (f16 and bf16: 2)."""
-    return (t.width.data if isinstance(t, IntegerType) else t.bitwidth) // 8
 
 
 def ocl_sizes(cfg: Config) -> tuple[list[int], list[int]]:
@@ -328,6 +322,11 @@ def violations(op: ComputeOp, cfg: Config, device: DeviceInfo | None = None) -> 
             f"which {device.model} does not have (compute capability {device.compute_capability})",
         )
     rule("stages", cfg.stages == 2 or cfg.prefetch == 3, f"stages {cfg.stages} needs prefetch 3 (asynchronous copies)")
+    rule(
+        "lcl-swizzle",
+        not cfg.lcl_swizzle or (cfg.mma != "none" and cfg.lcl_pad == 0),
+        f"lcl_swizzle needs mma other than 'none' and lcl_pad 0 (mma '{cfg.mma}', lcl_pad {cfg.lcl_pad})",
+    )
     rule("implemented", "lcl" not in cfg.res_mem, "res_mem 'lcl' is not generated yet")
     if cfg.mma != "none" and isinstance(problem := MmaPlan.of(plan), str):
         found.append(Violation("mma", problem))

@@ -72,7 +72,7 @@ from math import prod
 
 from mdh_ir.affine import dim_of, linear_results
 from mdh_ir.schedule.config import Config
-from mdh_ir.schedule.constraints import mma_kind, vector_problem, violations
+from mdh_ir.schedule.constraints import local_bytes, mma_kind, vector_problem, violations
 from mdh_ir.schedule.mma import SHAPES, MmaForm
 from mdh_ir.device import DeviceInfo
 from mdh_ir.dialects.mdh import ComputeOp
@@ -257,11 +257,12 @@ ASYNC_MMA_TILES = (
 fill the local tiles (`_async_copies`), largest first: 4 warps of 64 x 64 outputs (two
 work-groups a compute unit, 192 registers) where they give `WIDE_BUSY` work-groups a
 compute unit, else 4 (or 2) warps of 32 x 64 (or 64 x 32), several work-groups a
-compute unit, each `MMA_STAGES - 1` local tiles ahead; 32 x 128 (4 warps of 32 x 32)
+compute unit, each up to `MMA_STAGES - 1` local tiles ahead; 32 x 128 (4 warps of 32 x 32)
 or 32 x 64 where the rows are fewer than 64 (a convolution's batch of 32)."""
 MMA_STAGES = 4
-"""`stages` of the GPU default on `ASYNC_MMA_TILES`: three local tiles of 16 along k in
-flight (f16 64 x 128 tiles on an H100, 2 -> 4 stages: 1000^3 0.0378 -> 0.0309 ms)."""
+"""The most `stages` of the GPU default on `ASYNC_MMA_TILES` (as many as local memory
+holds): up to three local tiles in flight (f16 64 x 128 tiles of 16 along k on an H100,
+2 -> 4 stages: 1000^3 0.0378 -> 0.0309 ms)."""
 ASYNC_SMALLEST_BUSY = 1 / 8
 """The share of compute units the tiles of `FEW_BUSY_TILES` must keep busy (the
 others: `MMA_BUSY`). H100, f16, 64 x 64 tiles against the FP32 path: 36-128
@@ -288,12 +289,16 @@ FP32 path: 32 x 512 x 512 x 64 (a sum of 64) TF32 0.139 / 0.037 ms (H100), f16 0
 0.162 / 0.174 (H100), TF32 0.186 / 0.154 (H200); ResNet-50's 1 x 1 convolution 128 to
 512 at batch 32 (a sum of 128): f16 0.047 / 0.112 (H100), TF32 0.078 / 0.094 (H200, the
 one this rule misses)."""
-SUMMED_K_TILE = 32
-"""The local tile along k of the GPU default on `ASYNC_MMA_TILES` where outer pw
-dimensions (a convolution's r, s) restart the pipelined loop over k at each of their
-points, 3 stages deep: H100, f16, ResNet-50 3 x 3 convolutions at batch 32 in 32 x 128
-tiles, against 16 x 4 stages: conv3 0.078 -> 0.062 ms, conv4 0.071 -> 0.056, conv5 0.094
--> 0.078."""
+ASYNC_K_TILE = 32
+"""The local tile along k of the GPU default on `ASYNC_MMA_TILES` (where the sum is that
+long), in as many of `MMA_STAGES` slots as local memory holds, its rows unpadded and
+swizzled (`lcl_swizzle`; 128 x 128 x 32 f16 tiles in three slots fill the 48 KB
+exactly). H100, f16, hand-written kernels of 128 x 128 tiles (4 warps of 64 x 64,
+16-byte copies): 4096^3 k 16 in 4 padded slots 0.572 ms, swizzled 0.437, k 32 in 3
+swizzled slots 0.386-0.394 (the 16 x 4 padded slots of the former default: 0.469
+generated). ResNet-50 3 x 3 convolutions at batch 32 in 32 x 128 tiles, k 32 against
+16 in 4 slots (padded): conv3 0.078 -> 0.062 ms, conv4 0.071 -> 0.056, conv5 0.094 ->
+0.078."""
 MMA_BUSY = 3 / 4
 """The share of compute units that the work-groups of the GPU default's tile on tensor
 cores must at least keep busy (`_gpu_mma_tiles`)."""
@@ -435,9 +440,10 @@ def _mma_tile(
 
     16-bit kinds, on a device with `cp.async` and inputs whose rows are a multiple of
     the copies' vectors (`_async_copies`): the local copies in the inputs' own layouts
-    (no copy transposes; `ldmatrix` loads A as it is, B transposed) filled by
-    asynchronous copies `MMA_STAGES - 1` local tiles ahead (`prefetch = 3`, `stages`;
-    one ahead, in 128 x 256 tiles): H100, from flushed
+    (no copy transposes; `ldmatrix` loads A as it is, B transposed), k in local tiles
+    of `ASYNC_K_TILE` with rows swizzled instead of padded (`lcl_swizzle`), filled by
+    asynchronous copies up to `MMA_STAGES - 1` local tiles ahead, as deep as local
+    memory holds (`prefetch = 3`, `stages`; one ahead, in 128 x 256 tiles): H100, from flushed
     caches, in turns: f16 4096^3 1.122 -> 0.895 ms, 2000^3 0.180 -> 0.153, 1000^3
     0.057 -> 0.051 (bf16 4096^3 1.121 -> 0.898); elsewhere (1025^3: unaligned rows,
     whose copies could not move by `cp.async`: 0.067 -> 0.111) `cfg`'s layouts, k first,
@@ -449,10 +455,7 @@ def _mma_tile(
     0.195 -> 0.188, 1000^3 0.062 -> 0.057, 1025^3 0.086 -> 0.085; B copied with k last
     too 1.3-1.5x slower: its copy transposes; in 128 x 128 tiles two local slots
     through registers, `prefetch = 2`, 1.086 -> 1.054 ms at 4096^3, equal at 2000^3:
-    not taken).
-
-    An op that sums over outer dimensions besides k (a convolution's filter taps)
-    pipelines k in local tiles of `SUMMED_K_TILE` one stage less deep."""
+    not taken)."""
     num_wi, pt, lt = [1] * op.rank, [1] * op.rank, [1] * op.rank
     for d, wi, tile in ((form.i, wi_rows, rows), (form.j, wi_cols, cols)):
         num_wi[d], pt[d], lt[d] = wi, tile // wi, tile
@@ -461,24 +464,27 @@ def _mma_tile(
     num_wg = [1 if d in pw else ceildiv(n, lt[d]) for d, n in enumerate(op.sizes)]
     order = (*(d for d in range(op.rank) if d not in pw), *(d for d in pw if d != form.k), form.k)
     inputs = len(op.inputs)
-    layouts, prefetch, stages = list(cfg.buf_layout[0]), 1, 2
+    layouts, prefetch, stages, pad, swizzle = list(cfg.buf_layout[0]), 1, 2, 8, 0
     if _async_copies(op, device, kind):
         layouts = [tuple(range(len(v.type.get_shape()))) for v in op.inputs]  # type: ignore[attr-defined]
-        prefetch, stages = 3, MMA_STAGES
-        if any(d in pw and op.sizes[d] > 1 for d in form.outer) and op.sizes[form.k] >= SUMMED_K_TILE:
-            lt[form.k], stages = SUMMED_K_TILE, MMA_STAGES - 1
+        prefetch, stages, pad, swizzle = 3, MMA_STAGES, 0, 1
+        if op.sizes[form.k] >= ASYNC_K_TILE:
+            lt[form.k] = ASYNC_K_TILE
     elif kind == "tf32":
         for b, maps in enumerate(op.input_maps):
             forms = linear_results(maps[0])
             if forms and [d for d, c in enumerate(forms[-1].coeffs) if c] == [form.k]:
                 layouts[b] = tuple(range(len(forms)))
-    return cfg.with_(
+    tiled = cfg.with_(
         num_wg=tuple(num_wg), num_wi=tuple(num_wi), lt_size=tuple(lt), pt_size=tuple(pt),
         inp_mem=(("lcl",) * inputs, ("glb",) * inputs), res_mem=("prv",),
         ocl_dim=(_ocl_dims(num_wg), _ocl_dims(num_wi)), vector_width=1, combine_layer="end",
-        prefetch=prefetch, lcl_pad=8, mma=kind, buf_layout=(tuple(layouts), cfg.buf_layout[1]), stages=stages,
-        loop_order=(order, cfg.loop_order[1]),
+        prefetch=prefetch, lcl_pad=pad, lcl_swizzle=swizzle, mma=kind, stages=stages,
+        buf_layout=(tuple(layouts), cfg.buf_layout[1]), loop_order=(order, cfg.loop_order[1]),
     )  # fmt: skip
+    while tiled.stages > 2 and local_bytes(TilePlan(op, tiled)) > device.local_mem:
+        tiled = tiled.with_(stages=tiled.stages - 1)
+    return tiled
 
 
 def _async_copies(op: ComputeOp, device: DeviceInfo, kind: str) -> bool:

@@ -113,6 +113,17 @@ class MmaForm:
         return MmaForm(i, j, k, outer, tuple(d for d in outer if d in kept), reads)  # type: ignore[arg-type]
 
 
+    def row_axis(self, op: ComputeOp, b: int, perm: tuple[int, ...]) -> int | None:
+        """The axis of input b's local copy (its axes in order `perm`) along which the 8
+        rows of a fragment load step: the first that reads the fragment dimension (i or
+        k of A, k or j of B) its last axis does not read; None where none does."""
+        forms = linear_results(op.input_maps[b][0])
+        assert forms is not None, "MmaForm.of takes linear maps only"
+        reads = [{d for d, c in enumerate(forms[a].coeffs) if c} for a in perm]
+        rows = [d for d in ((self.i, self.k) if b == 0 else (self.k, self.j)) if d not in reads[-1]]
+        return next((a for a, dims in enumerate(reads[:-1]) if rows and rows[0] in dims), None)
+
+
 @dataclass(frozen=True)
 class MmaPlan:
     """The warps' share of one step block (module docstring)."""

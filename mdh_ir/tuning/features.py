@@ -27,7 +27,7 @@ NAMES = (
     "size", "rank", "inputs", "gpu", "same_device",
     "lt", "pt", "wi", "wg", "threads", "waste", "lt_ratio",
     "lcl_elems", "prv_elems", "lcl_bufs", "prv_bufs", "res_prv",
-    "vector", "unroll", "prefetch", "stages", "lcl_pad", "layer_end", "layer_lt", "layer_pt",
+    "vector", "unroll", "prefetch", "stages", "lcl_pad", "lcl_swizzle", "layer_end", "layer_lt", "layer_pt",
     "wg_combine_kernel", "wi0_inner", "wg0_inner", "inner_pt_red",
     *(f"{k}_{n}" for k in KINDS for n in PER_KIND),
 )  # fmt: skip
@@ -65,7 +65,7 @@ def features(op: ComputeOp, cfg: Config, gpu: bool, same_device: bool = True) ->
         math.log2(math.prod(waste)), sum(_log(lt) - _log(n) for lt, n in zip(cfg.lt_size, sizes)),
         _log(lcl), _log(prv), cfg.inp_mem[0].count("lcl"), cfg.inp_mem[1].count("prv"),
         float(all(m == "prv" for m in cfg.res_mem)),
-        _log(cfg.vector_width), _log(cfg.unroll), cfg.prefetch, cfg.stages, cfg.lcl_pad,
+        _log(cfg.vector_width), _log(cfg.unroll), cfg.prefetch, cfg.stages, cfg.lcl_pad, cfg.lcl_swizzle,
         *(float(cfg.combine_layer == layer) for layer in ("end", "lt", "pt")),
         float(cfg.wg_combine == "kernel"), float(wi0 == [inner]), float(wg0 == [inner]),
         float(kinds[innermost_pt] == "red"),

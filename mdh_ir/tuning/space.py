@@ -12,7 +12,7 @@ cached, the OpenCL dimension of a dimension with one work-group or one work-item
 the combine layer of a computation without reductions, the order of the local-tile
 loops when at most one of them takes more than one step (identity), `prefetch` without
 local buffers, `stages` without `prefetch = 3`, `lcl_pad` without a local buffer of
-two or more axes, `wg_combine`
+two or more axes or with `lcl_swizzle` (drawn on fragments only, rule `lcl-swizzle`), `wg_combine`
 without a pw dimension split across work-groups. `mma` is drawn first, between "none"
 and the one kind the op's inputs allow (`mma_kind`: "tf32" for precision "tf32", "f16"
 / "bf16" for inputs all f16 / bf16), and only on a device with tensor cores for an op
@@ -147,7 +147,7 @@ def _replay(op: ComputeOp, device: DeviceInfo, cfg: Config) -> tuple[Config, dic
     targets: dict[str, Any] = dict(res_mem=cfg.res_mem[0], combine_layer=cfg.combine_layer)
     targets.update(
         vector_width=cfg.vector_width, unroll=cfg.unroll, prefetch=cfg.prefetch, lcl_pad=cfg.lcl_pad,
-        wg_combine=cfg.wg_combine, mma=cfg.mma, stages=cfg.stages,
+        wg_combine=cfg.wg_combine, mma=cfg.mma, stages=cfg.stages, lcl_swizzle=cfg.lcl_swizzle,
     )
     for d in range(op.rank):
         targets.update({f"lt{d}": cfg.lt_size[d], f"pt{d}": cfg.pt_size[d]})
@@ -172,7 +172,8 @@ def space_names(op: ComputeOp, device: DeviceInfo) -> list[str]:
     in every trial sees one fixed space."""
     rank, ranks = op.rank, [len(v.type.get_shape()) for v in op.inputs]  # type: ignore[attr-defined]
     kinds = [c.kind for c in op.combines]
-    names = ["mma"] if mma_kind(op, device) != "none" else []
+    fragments = mma_kind(op, device) != "none"
+    names = ["mma"] if fragments else []
     names += [f"{p}{d}" for d in range(rank) for p in ("lt", "pt", "wi", "wg")]
     names += [f"{p}{b}" for b in range(len(ranks)) for p in ("lcl", "prv")]
     names += ["res_mem"] + [f"order_{layer}_{i}" for layer in ("lt", "pt") for i in range(rank) if rank > 1]
@@ -180,7 +181,7 @@ def space_names(op: ComputeOp, device: DeviceInfo) -> list[str]:
     names += [f"layout_{layer}{b}_{i}" for layer in ("lt", "pt") for b, r in enumerate(ranks) if r > 1 for i in range(r)]
     names += ["combine_layer", "wg_combine"] if "pw" in kinds else []
     names += ["vector_width", "unroll", "prefetch"] + (["stages"] if device.async_copies else [])
-    return names + (["lcl_pad"] if max(ranks) > 1 else [])
+    return names + ((["lcl_swizzle"] if fragments else []) + ["lcl_pad"] if max(ranks) > 1 else [])
 
 
 def _warp_shapes(form: MmaForm, d: int, fragment: int, pt: int, choices: list[int], earlier: list[int]) -> list[int]:
@@ -257,6 +258,8 @@ def sample_config(op: ComputeOp, device: DeviceInfo, trial: Trial, around: Confi
         w for w in (1, 2, 4, 8, 16)
         if lanes_ok and pt[inner] % w == 0 and mma == "none"
     ] or [1]  # fmt: skip
+    rows = any(m == "lcl" and r > 1 for m, r in zip(lcl, ranks))
+    swizzle = choose(trial, "lcl_swizzle", [0, 1]) if rows and mma != "none" else 0
     cfg = Config(
         num_wg=tuple(wg),
         num_wi=tuple(wi),
@@ -280,9 +283,8 @@ def sample_config(op: ComputeOp, device: DeviceInfo, trial: Trial, around: Confi
         vector_width=choose(trial, "vector_width", widths),
         unroll=choose(trial, "unroll", [1, 2, 4, 8]),
         prefetch=choose(trial, "prefetch", [0, 1, 2, 3] if device.async_copies else [0, 1, 2]) if "lcl" in lcl else 0,
-        lcl_pad=choose(trial, "lcl_pad", LCL_PADS) if any(
-            m == "lcl" and r > 1 for m, r in zip(lcl, ranks)
-        ) else 0,
+        lcl_pad=choose(trial, "lcl_pad", LCL_PADS) if rows and not swizzle else 0,
+        lcl_swizzle=swizzle,
         wg_combine=choose(trial, "wg_combine", WG_COMBINES) if any(
             wg[d] > 1 for d in range(rank) if kinds[d] == "pw"
         ) else "kernel",

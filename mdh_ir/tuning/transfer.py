@@ -203,13 +203,13 @@ def _repair(cfg: Config, rule: str) -> Config | None:
     if rule in ("wi-combine", "implemented"):
         return cfg.with_(combine_layer="end", res_mem=("prv",) * len(cfg.res_mem))
     if rule == "cache-box":
-        return cfg.with_(inp_mem=uncached, prefetch=0, lcl_pad=0, stages=2)
+        return cfg.with_(inp_mem=uncached, prefetch=0, lcl_pad=0, stages=2, lcl_swizzle=0)
     if rule == "local-memory":
         if cfg.stages > 2:
             return cfg.with_(stages=cfg.stages - 1)
         if cfg.prefetch:
             return cfg.with_(prefetch=0)
-        return cfg.with_(inp_mem=(uncached[0], cfg.inp_mem[1]), lcl_pad=0)
+        return cfg.with_(inp_mem=(uncached[0], cfg.inp_mem[1]), lcl_pad=0, lcl_swizzle=0)
     if rule == "private-memory":
         if "prv" in cfg.inp_mem[1]:
             return cfg.with_(inp_mem=(cfg.inp_mem[0], uncached[1]))
