@@ -13,7 +13,12 @@ arith, math, memref.load/store/alloca, func.call, group/local ids, barriers):
 - `copy` becomes a loop over the box's elements strided by the number of workers; when
   a worker has at most `COPY_UNROLL` turns, the loop runs over the turns and is fully
   unrolled, so that its loads are in flight together (a loop from the worker's id
-  stays rolled on NVIDIA's compiler and each load waits for the last); with
+  stays rolled on NVIDIA's compiler and each load waits for the last); where the
+  workers are a multiple of the box's elements past its first axis, the worker's
+  coordinates are computed once, before that loop, and a turn adds a constant to the
+  first (the compiler keeps one address and constant offsets instead of each turn's
+  divisions; H100, GPU defaults: TF32 matmul 4096^3 243 -> 232 registers, 1.088 ->
+  1.047 ms, f16 224 -> 219, ResNet-50 conv3 3 x 3 f16 at batch 32 198 -> 192); with
   `lanes = N` it moves N elements along the innermost axis as one vector when all of
   them lie inside the source, and falls back to single elements otherwise (a copy
   with boundary "none" moves every vector as one where its vectors start at multiples
@@ -335,7 +340,11 @@ def expand_copy(copy: CopyOp) -> None:
         elem = copy.source.type.element_type  # type: ignore[attr-defined]
         elements = e.emit(ViewOp(copy.stage, MemRefType(elem, [turns, lanes], memory_space=PRV)))
     move = Move(copy, logical, elements)
+    start = None
     if turns <= COPY_UNROLL or copy.stage is not None:
+        inner = prod(units[1:])
+        if units and workers % inner == 0:
+            start = e.delinearize(copy.worker, units)
         turn, body = e.for_(0, turns)
         turn.block.parent_op().attributes[UNROLL_ATTR] = IntegerAttr(0, 64)  # type: ignore
         flat = body.add(copy.worker, body.mul(turn, workers))
@@ -345,7 +354,10 @@ def expand_copy(copy: CopyOp) -> None:
     else:
         flat, body = e.for_(copy.worker, total, workers)
         slot = []
-    coords = body.delinearize(flat, units)
+    if start is not None:  # a turn advances whole rows of the box: only its first coordinate moves
+        coords = [body.add(start[0], body.mul(turn, workers // inner)), *start[1:]]
+    else:
+        coords = body.delinearize(flat, units)
     if coords:  # a rank-0 box is one element, moved alone (lanes 1)
         coords[-1] = body.mul(coords[-1], lanes)
     position = [body.add(b, c) for b, c in zip(copy.base, coords)]
