@@ -497,7 +497,7 @@ def test_space_draws_whole_fragments_and_warps() -> None:
 def test_gpu_default_convolutions_and_batches_on_fragments() -> None:
     """The GPU default (132 compute units) computes ResNet-50's convolutions at batch 32
     on fragments: rows along the batch (32 x 128 tiles), the filter taps r, s outer,
-    k = c in local tiles of `ASYNC_K_TILE` (32) in 4 slots, two output pixels along q a
+    k = c in local tiles of `ASYNC_K_TILE` (32) in 3 slots, two output pixels along q a
     work-group where that leaves `PAIRED_BUSY` work-groups a compute unit (conv3:
     392; conv4: 196 would not, one pixel each); conv5's 196 work-groups (fewer than 1.5 a
     compute unit) split the sum over two work-groups each; a batched product with a sum
@@ -512,7 +512,7 @@ def test_gpu_default_convolutions_and_batches_on_fragments() -> None:
         op = find_compute(conv("f16", *sizes))
         cfg = default_config(op, gpu)
         assert (cfg.mma, cfg.num_wi[0], cfg.lt_size[0], cfg.lt_size[c_]) == ("f16", 4, 32, lt), sizes
-        assert (cfg.lt_size[q], cfg.stages) == ((2, 2) if paired else (1, 4)), sizes
+        assert (cfg.lt_size[q], cfg.stages) == ((2, 2) if paired else (1, 3)), sizes
         assert cfg.num_wg[c_] == splits, sizes
     assert default_config(find_compute(conv("tf32", 32, 28, 128, 3, 128)), gpu).mma == "tf32"
     for k, mma in ((64, "none"), (512, "f16")):

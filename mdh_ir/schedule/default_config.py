@@ -261,8 +261,13 @@ compute unit, each up to `MMA_STAGES - 1` local tiles ahead; 32 x 128 (4 warps o
 or 32 x 64 where the rows are fewer than 64 (a convolution's batch of 32)."""
 MMA_STAGES = 4
 """The most `stages` of the GPU default on `ASYNC_MMA_TILES` (as many as local memory
-holds): up to three local tiles in flight (f16 64 x 128 tiles of 16 along k on an H100,
-2 -> 4 stages: 1000^3 0.0378 -> 0.0309 ms)."""
+holds), one less for an op with outer dimensions (a convolution, a batch): up to three
+local tiles in flight (f16 64 x 128 tiles of 16 along k on an H100, 2 -> 4 stages:
+1000^3 0.0378 -> 0.0309 ms). H100, f16, ResNet-50 at batch 32 in 32 x 128 tiles of 32
+along k, one output pixel a work-group, 4 -> 3 stages: 3 x 3 conv3 0.0530 -> 0.0493 ms
+(4 bytes spilled with 4), conv3 stride 2 0.0539 -> 0.0503, conv4 0.0462 -> 0.0465, 1 x 1
+conv3 256 to 128 0.0654 -> 0.0559, 512 to 128 0.0453 -> 0.0261; matmul 1000^3 in
+64 x 128 tiles 0.0198 -> 0.0202 (kept at 4)."""
 ASYNC_SMALLEST_BUSY = 1 / 8
 """The share of compute units the tiles of `FEW_BUSY_TILES` must keep busy (the
 others: `MMA_BUSY`). H100, f16, 64 x 64 tiles against the FP32 path: 36-128
@@ -467,7 +472,7 @@ def _mma_tile(
     layouts, prefetch, stages, pad, swizzle = list(cfg.buf_layout[0]), 1, 2, 8, 0
     if _async_copies(op, device, kind):
         layouts = [tuple(range(len(v.type.get_shape()))) for v in op.inputs]  # type: ignore[attr-defined]
-        prefetch, stages, pad, swizzle = 3, MMA_STAGES, 0, 1
+        prefetch, stages, pad, swizzle = 3, MMA_STAGES - 1 if form.outer else MMA_STAGES, 0, 1
         if op.sizes[form.k] >= ASYNC_K_TILE:
             lt[form.k] = ASYNC_K_TILE
     elif kind == "tf32":
