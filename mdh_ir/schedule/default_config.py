@@ -255,7 +255,7 @@ ASYNC_MMA_TILES = (
 )
 """The work-group tiles of the GPU default on tensor cores where asynchronous copies
 fill the local tiles (`_async_copies`), largest first: 4 warps of 64 x 64 outputs (two
-work-groups a compute unit, 192 registers) where they give `WIDE_BUSY` work-groups a
+work-groups a compute unit, 219 registers) where they give `WIDE_BUSY` work-groups a
 compute unit, else 4 (or 2) warps of 32 x 64 (or 64 x 32), several work-groups a
 compute unit, each up to `MMA_STAGES - 1` local tiles ahead; 32 x 128 (4 warps of 32 x 32)
 or 32 x 64 where the rows are fewer than 64 (a convolution's batch of 32)."""
@@ -298,10 +298,10 @@ ASYNC_K_TILE = 32
 """The local tile along k of the GPU default on `ASYNC_MMA_TILES` (where the sum is that
 long), in as many of `MMA_STAGES` slots as local memory holds, its rows unpadded and
 swizzled (`lcl_swizzle`; 128 x 128 x 32 f16 tiles in three slots fill the 48 KB
-exactly). H100, f16, hand-written kernels of 128 x 128 tiles (4 warps of 64 x 64,
-16-byte copies): 4096^3 k 16 in 4 padded slots 0.572 ms, swizzled 0.437, k 32 in 3
-swizzled slots 0.386-0.394 (the 16 x 4 padded slots of the former default: 0.469
-generated). ResNet-50 3 x 3 convolutions at batch 32 in 32 x 128 tiles, k 32 against
+exactly). H100, f16 4096^3, hand-written kernels of 128 x 128 tiles (4 warps of
+64 x 64): k 16 in 4 slots padded by 8, 8-byte copies 0.486 ms, swizzled with 16-byte
+copies 0.437, k 32 in 3 swizzled slots 0.386-0.394; generated, the former default's 16 x
+4 padded slots 0.466, these 0.385. ResNet-50 3 x 3 convolutions at batch 32 in 32 x 128 tiles, k 32 against
 16 in 4 slots (padded): conv3 0.078 -> 0.062 ms, conv4 0.071 -> 0.056, conv5 0.094 ->
 0.078."""
 MMA_BUSY = 3 / 4

@@ -112,7 +112,6 @@ class MmaForm:
         outer = tuple(d for d in range(op.rank) if d not in (i, j, k))
         return MmaForm(i, j, k, outer, tuple(d for d in outer if d in kept), reads)  # type: ignore[arg-type]
 
-
     def row_axis(self, op: ComputeOp, b: int, perm: tuple[int, ...]) -> int | None:
         """The axis of input b's local copy (its axes in order `perm`) along which the 8
         rows of a fragment load step: the first that reads the fragment dimension (i or

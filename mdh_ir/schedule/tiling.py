@@ -45,6 +45,7 @@ COPY_LANES = 4
 allows (`mdh-promote-memory`); into a swizzled buffer, a 16-byte chunk's worth where
 the extent and the source's rows allow (`TilePlan.copy_lanes`)."""
 
+
 def element_bytes(t) -> int:
     """Bytes of an element of type `t` (f16 and bf16: 2)."""
     return (t.width.data if isinstance(t, IntegerType) else t.bitwidth) // 8
@@ -63,6 +64,7 @@ def swizzle_chunks(row_bytes: int) -> int | None:
     if row_bytes % CHUNK_BYTES or chunks < 2 or chunks & (chunks - 1):
         return None
     return chunks
+
 
 FULL_UNROLL = 64
 """The longest constant loop touching private arrays that `lowlevel-expand` unrolls fully
