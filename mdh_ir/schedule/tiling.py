@@ -374,8 +374,9 @@ class TilePlan:
         """Whether input b's local buffer has its rows' chunks permuted (`lcl_swizzle`,
         rows of a power of two of 16-byte chunks, at least two, and several axes)."""
         shape = self.local_shape(b)
-        row = shape[-1] * element_bytes(self.op.input_element_types[b])
-        return bool(self.cfg.lcl_swizzle) and len(shape) > 1 and swizzle_chunks(row) is not None
+        if not self.cfg.lcl_swizzle or len(shape) < 2:
+            return False
+        return swizzle_chunks(shape[-1] * element_bytes(self.op.input_element_types[b])) is not None
 
     def copy_lanes(self, b: int) -> int:
         """Elements input b's local copy moves at once along its innermost axis: into a
@@ -383,7 +384,10 @@ class TilePlan:
         multiples of it (16-byte `cp.async`; H100, f16 4096^3 in 128 x 128 x 32 tiles,
         3 slots: 0.537 -> 0.388 ms), else `COPY_LANES` where its rows are a multiple,
         else 1."""
-        row = self.box(b, "lt").shape(self.cfg.buf_layout[0][b])[-1]  # type: ignore[union-attr]
+        shape = self.box(b, "lt").shape(self.cfg.buf_layout[0][b])  # type: ignore[union-attr]
+        if not shape:
+            return 1
+        row = shape[-1]
         chunk = CHUNK_BYTES // element_bytes(self.op.input_element_types[b])
         source = self.op.inputs[b].type.get_shape()[-1]  # type: ignore[attr-defined]
         if self.swizzled(b) and row % chunk == 0 and source % chunk == 0:
