@@ -3,7 +3,7 @@
 // ARGS-LOWER: -p lower-to-opencl
 // EXPECT-RUN: ok
 // EXPECT-TUNE: ok
-// EXPECT: 12:3: mdh-assign-asm: kernel @mv_0 was already rewritten by lowlevel-async-copies (the passes of lower-to-opencl run once each, in its order)
+// EXPECT: 12:3: mdh-assign-asm: kernel @mv_0 was already rewritten by lowlevel-swizzle-local (the passes of lower-to-opencl run once each, in its order)
 func.func @mul(%a: f32, %b: f32) -> f32 {
   %r = arith.mulf %a, %b : f32
   func.return %r : f32
