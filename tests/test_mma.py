@@ -631,13 +631,12 @@ def test_swizzled_local_rows(name: str, kind: str, transposed: bool) -> None:
         plan = TilePlan(op, cfg)
         if violations(op, cfg, info) or not any(plan.swizzled(b) for b in range(2)):
             continue
-        configured, _ = configure(module, info, cfg)
-        lowered = lower_configured(configured, device_info(TEST_DEVICE))
-        marked = [o for o in lowered.walk() if isinstance(o, memref.AllocaOp) and "swizzle" in o.attributes]
-        assert marked and any(o.name == "arith.xori" for o in lowered.walk()), cfg
+        program = emulated(module, cfg)
+        marked = [o for o in program.lowered.walk() if isinstance(o, memref.AllocaOp) and "swizzle" in o.attributes]
+        assert marked and any(o.name == "arith.xori" for o in program.lowered.walk()), cfg
         inputs = random_inputs(op, rng)
         try:
-            check_outputs(module, inputs, run_emulated(module, cfg, inputs))
+            check_outputs(module, inputs, program(*inputs))
         except Exception as e:
             raise AssertionError(f"{name} {kind} config {cfg}: {e}") from e
         checked += 1

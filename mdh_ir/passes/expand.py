@@ -347,7 +347,8 @@ def expand_copy(copy: CopyOp) -> None:
             start = e.delinearize(copy.worker, units)
         turn, body = e.for_(0, turns)
         turn.block.parent_op().attributes[UNROLL_ATTR] = IntegerAttr(0, 64)  # type: ignore
-        flat = body.add(copy.worker, body.mul(turn, workers))
+        if start is None or total % workers:
+            flat = body.add(copy.worker, body.mul(turn, workers))
         slot = [turn]
         if total % workers:
             body = body.if_(body.cmp("slt", flat, total))  # type: ignore[assignment]

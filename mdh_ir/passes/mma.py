@@ -274,8 +274,7 @@ class Fragments:
         stored; 0 at a k beyond the local tile (a padded k loop)."""
         old = self.reads[b]
         dims = [at[d] if d in at else e.const(0) for d in range(self.plan.rank)]
-        probe = ViewLoadOp(old.source, dims, old.syms, old.map, "none")
-        limits = self.limits.of("lcl", probe)
+        limits = self.limits.of("lcl", old.map, dims)
         value = e.emit(ViewLoadOp(old.source, dims, old.syms, old.map, "none", limits=limits, widen=False))
         return masked(e, value, self.k_mask(e, [at[self.form.k]]))
 
@@ -328,7 +327,7 @@ class Fragments:
         how, d_row, d_k = self.matrices[b]
         at = {**fixed, row: e.add(origin, d_row), self.form.k: e.add(k0, d_k)}
         dims = [at[d] if d in at else e.const(0) for d in range(self.plan.rank)]
-        limits = self.limits.of("lcl", ViewLoadOp(old.source, dims, old.syms, old.map, "none"))
+        limits = self.limits.of("lcl", old.map, dims)
         if limits and limits[row] is not dims[row]:
             # transposed: a lane's address holds 8 consecutive rows, from a multiple
             # of 8 past the tile's start; clamped to the last such start in the tile

@@ -199,7 +199,7 @@ def promote(kernel: KernelOp) -> None:
             b = args.index(load.source)
             cache = caches.get(b)
             where = "glb" if cache is None else "prv" if b in plan.cached("pt") else "lcl"
-            bounds = limits.of(where, load)
+            bounds = limits.of(where, load.map, load.dims)
             if cache is None and not bounds:
                 continue
             if cache is None:
@@ -243,14 +243,15 @@ class ReadLimits:
         self.plan, self.local, self.lt_body = plan, local, lt_body
         self.made: dict[tuple[str, int], SSAValue | None] = {}
 
-    def of(self, where: str, load: ViewLoadOp) -> list[SSAValue]:
-        """The `limits` of `load` reading from `where`: per dim, its limit, or the dim
-        itself where it has none or the map does not use it; none where no dim has one."""
-        used = load.map.data.used_dims()
-        bounds = [self.get(where, d) if d in used else None for d in range(len(load.dims))]
+    def of(self, where: str, amap: AffineMapAttr, dims: Sequence[SSAValue]) -> list[SSAValue]:
+        """The `limits` of a read from `where` through `amap` at `dims`: per dim, its
+        limit, or the dim itself where it has none or the map does not use it; none
+        where no dim has one."""
+        used = amap.data.used_dims()
+        bounds = [self.get(where, d) if d in used else None for d in range(len(dims))]
         if all(b is None for b in bounds):
             return []
-        return [x if b is None else b for b, x in zip(bounds, load.dims)]
+        return [x if b is None else b for b, x in zip(bounds, dims)]
 
     def get(self, where: str, d: int) -> SSAValue | None:
         if (where, d) not in self.made:

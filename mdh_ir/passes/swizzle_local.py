@@ -61,16 +61,13 @@ def swizzled_column(e: Emitter, t: MemRefType, row: SSAValue, col: SSAValue) -> 
     return e.emit(arith.XOrIOp(col, e.mul(bits, CHUNK_BYTES // size)))
 
 
-def rewrite_accesses(kernel: KernelOp, buffer: SSAValue, axis: int) -> None:
-    """Permute the last index of every access of `buffer` in `kernel` by its index
-    `axis` (from the end), through its slots (ops that earlier passes detached, without
-    erasing, may still name it)."""
+def rewrite_accesses(buffer: SSAValue, axis: int) -> None:
+    """Permute the last index of every access of `buffer` by its index `axis` (from the
+    end), through its slots."""
     for use in list(buffer.uses):
         op: Operation = use.operation
-        if not kernel.is_ancestor(op):
-            continue
         if isinstance(op, SlotOp):
-            rewrite_accesses(kernel, op.result, axis)
+            rewrite_accesses(op.result, axis)
             continue
         if not isinstance(op, ACCESSES) or (isinstance(op, CpAsyncOp) and use.index == 0):
             raise MDHError(f"lowlevel-swizzle-local: a swizzled local buffer is used by {op.name}", op)
@@ -82,7 +79,7 @@ def swizzle(kernel: KernelOp) -> None:
     for alloca in [op for op in kernel.walk() if isinstance(op, memref.AllocaOp) and SWIZZLE_ATTR in op.attributes]:
         axis = alloca.attributes[SWIZZLE_ATTR]
         assert isinstance(axis, IntegerAttr)
-        rewrite_accesses(kernel, alloca.memref, axis.value.data)
+        rewrite_accesses(alloca.memref, axis.value.data)
 
 
 @dataclass(frozen=True)
