@@ -499,10 +499,11 @@ def test_gpu_default_convolutions_and_batches_on_fragments() -> None:
     on fragments: rows along the batch (32 x 128 tiles), the filter taps r, s outer,
     k = c in local tiles of `ASYNC_K_TILE` (32) in 3 slots, two output pixels along q a
     work-group where that leaves `PAIRED_BUSY` work-groups a compute unit (conv3:
-    392; conv4: 196 would not, one pixel each); conv5's 196 work-groups (fewer than 1.5 a
-    compute unit) split the sum over two work-groups each; a batched product with a sum
-    of 64 stays on the FP32 path (`MMA_SHORTEST_SUM`), one of 512 takes fragments, one
-    batch a work-group (both inputs read the batch: no pairing)."""
+    392; conv4: 196 would not, one pixel each), 3 slots deep either way (paired: 36 KB);
+    conv5's 196 work-groups (fewer than 1.5 a compute unit) split the sum over two
+    work-groups each; a batched product with a sum of 8 stays on the FP32 path
+    (`MMA_SHORTEST_SUM`), one of 16 or 512 takes fragments, one batch a work-group (both
+    inputs read the batch: no pairing)."""
     gpu = with_tensor_cores(PRESETS["gpu"])
     q, c_ = 2, 6
     for sizes, lt, paired, splits in [
@@ -512,10 +513,10 @@ def test_gpu_default_convolutions_and_batches_on_fragments() -> None:
         op = find_compute(conv("f16", *sizes))
         cfg = default_config(op, gpu)
         assert (cfg.mma, cfg.num_wi[0], cfg.lt_size[0], cfg.lt_size[c_]) == ("f16", 4, 32, lt), sizes
-        assert (cfg.lt_size[q], cfg.stages) == ((2, 2) if paired else (1, 3)), sizes
+        assert (cfg.lt_size[q], cfg.stages) == (2 if paired else 1, 3), sizes
         assert cfg.num_wg[c_] == splits, sizes
     assert default_config(find_compute(conv("tf32", 32, 28, 128, 3, 128)), gpu).mma == "tf32"
-    for k, mma in ((64, "none"), (512, "f16")):
+    for k, mma in ((8, "none"), (16, "f16"), (512, "f16")):
         op = find_compute(sum_of_products("bmm", dict(b=32, i=512, j=512, k=k), "b, i, k", "b, k, j", "b, i, j", f16))
         cfg = default_config(op, gpu)
         assert cfg.mma == mma and (mma == "none" or cfg.lt_size[0] == 1), k

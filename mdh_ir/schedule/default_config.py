@@ -284,16 +284,18 @@ asynchronous copies must give. H100, f16, against 64 x 128 tiles: 4096^3 0.552 -
 0.466 ms, 3000^3 0.306 -> 0.290, 2560^3 0.160 -> 0.149, 2000^3 0.103 -> 0.075 (256
 work-groups), 8192 x 8192 x 1024 0.582 -> 0.510, 4096 x 1024 x 4096 0.147 -> 0.124;
 slower with fewer: 1536^3 0.045 -> 0.048 (144), 1000^3 0.023 -> 0.030 (64)."""
-MMA_SHORTEST_SUM = {"tf32": 256, "f16": 128, "bf16": 128}
-"""Per kind, the fewest products an output sums for the GPU default to compute it on
-fragments: a shorter sum does not pay for the pipeline's start, and TF32 fragments
-(half the 16-bit kinds' rate, copies that round) need a longer one (figures measured
-with the former exchange of fragments through local memory). Batched products, fragments against the
-FP32 path: 32 x 512 x 512 x 64 (a sum of 64) TF32 0.139 / 0.037 ms (H100), f16 0.063 /
-0.042 (H200); 16 x 127 x 500 x 63 f16 0.018 / 0.012 (H200); 8 x 1023 x 1025 x 255 f16
-0.162 / 0.174 (H100), TF32 0.186 / 0.154 (H200); ResNet-50's 1 x 1 convolution 128 to
-512 at batch 32 (a sum of 128): f16 0.047 / 0.112 (H100), TF32 0.078 / 0.094 (H200, the
-one this rule misses)."""
+MMA_SHORTEST_SUM = 16
+"""The fewest products an output sums for the GPU default to compute it on fragments:
+one k step of the 16-bit shapes. With the current pipeline fragments pay at every
+longer sum measured (H100, same runs, FP32 path -> fragments): f16 batched products
+32 x 512 x 512 x K, K = 16 / 32 / 64: 0.0185 -> 0.0168, 0.0279 -> 0.0174, 0.0439 ->
+0.0194 ms; 64 x 128 x 128 x 64 0.0105 -> 0.0057; 16 x 127 x 500 x 63 0.0117 ->
+0.0107; matmul 4096 x 4096 x 64 0.0802 -> 0.0330, 1024 x 1024 x 64 0.0104 -> 0.0056;
+TF32 32 x 512 x 512 x K, K = 16 / 64 / 128: 0.0188 -> 0.0176, 0.0378 -> 0.0251, 0.0628
+-> 0.0330; matmul 2048 x 2048 x 128 0.0320 -> 0.0174, 1000 x 1000 x 200 0.0194 ->
+0.0138; one loss, TF32 16 x 127 x 500 x 63 0.0108 -> 0.0116 (the former thresholds,
+128 products for 16-bit kinds and 256 for TF32, were measured with fragments exchanged
+through local memory)."""
 ASYNC_K_TILE = 32
 """The local tile along k of the GPU default on `ASYNC_MMA_TILES` (where the sum is that
 long), in as many of `MMA_STAGES` slots as local memory holds, its rows unpadded and
@@ -342,7 +344,7 @@ def _gpu_mma_tiles(op: ComputeOp, device: DeviceInfo, cfg: Config) -> Config | N
     form = MmaForm.of(op)
     assert not isinstance(form, str)
     total = prod(op.sizes[d] for d in _kinds(op)[1])
-    if total < MMA_SHORTEST_SUM[kind]:
+    if total < MMA_SHORTEST_SUM:
         return None
     rows, cols = op.sizes[form.i], op.sizes[form.j]
     points = prod(op.sizes[d] for d in form.kept)
@@ -411,14 +413,16 @@ when they take two points of a kept outer dimension each (`_paired`)."""
 def _paired(op: ComputeOp, device: DeviceInfo, cfg: Config, form: MmaForm, groups: int) -> Config:
     """`cfg` (of `groups` work-groups) with two points a work-group of the last kept
     outer dimension that some input does not read (a convolution's q: both points read
-    the same filter tile, which halves its copies per output; not a batch), 2 stages
-    deep (the local tiles of A double), where the work-groups still give `PAIRED_BUSY` a
-    compute unit and it is legal. H100, f16, ResNet-50
-    convolutions at batch 32, single -> paired: 3 x 3 conv2 0.076 -> 0.068 ms, conv3
-    0.062 -> 0.049, conv3 stride 2 0.063 -> 0.054; 1 x 1 conv3 128 to 512 0.056 -> 0.047,
-    conv4 256 to 1024 0.044 -> 0.037, conv5 512 to 2048 0.042 -> 0.040; with fewer
-    work-groups slower: conv4 0.057 -> 0.066 (196 paired work-groups on 132 compute
-    units), conv5 0.078 -> 0.113; conv2 1 x 1 64 to 256 0.070 -> 0.073, the one miss."""
+    the same filter tile, which halves its copies per output; not a batch), as many of
+    `cfg`'s stages deep as local memory holds (the local tiles of A double), where the
+    work-groups still give `PAIRED_BUSY` a compute unit and it is legal. H100, f16,
+    ResNet-50 convolutions at batch 32, single -> paired (2 stages): 3 x 3 conv2 0.076
+    -> 0.068 ms, conv3 0.062 -> 0.049, conv3 stride 2 0.063 -> 0.054; 1 x 1 conv3 128 to
+    512 0.056 -> 0.047, conv4 256 to 1024 0.044 -> 0.037, conv5 512 to 2048 0.042 ->
+    0.040; with fewer work-groups slower: conv4 0.057 -> 0.066 (196 paired work-groups
+    on 132 compute units), conv5 0.078 -> 0.113; conv2 1 x 1 64 to 256 0.070 -> 0.073,
+    the one miss. Paired in k tiles of 32, 2 -> 3 stages (36 KB): 3 x 3 conv3 0.0583 ->
+    0.0449 ms (single, 3 stages: 0.0479), conv2 0.0517 -> 0.0506."""
     kept = [d for d in form.kept if op.sizes[d] > 1 and not all(d in dims for dims in form.reads)]
     if not kept:
         return cfg
@@ -426,9 +430,10 @@ def _paired(op: ComputeOp, device: DeviceInfo, cfg: Config, form: MmaForm, group
     if groups * ceildiv(op.sizes[d], 2) / op.sizes[d] < PAIRED_BUSY * device.compute_units:
         return cfg
     paired = _with_groups(
-        cfg.with_(lt_size=_at(cfg.lt_size, d, 2), pt_size=_at(cfg.pt_size, d, 2), stages=2),
+        cfg.with_(lt_size=_at(cfg.lt_size, d, 2), pt_size=_at(cfg.pt_size, d, 2)),
         _at(cfg.num_wg, d, ceildiv(op.sizes[d], 2)),
     )
+    paired = _deepest(op, device, paired)
     return cfg if violations(op, paired, device) else paired
 
 
@@ -487,9 +492,15 @@ def _mma_tile(
         prefetch=prefetch, lcl_pad=pad, lcl_swizzle=swizzle, mma=kind, stages=stages,
         buf_layout=(tuple(layouts), cfg.buf_layout[1]), loop_order=(order, cfg.loop_order[1]),
     )  # fmt: skip
-    while tiled.stages > 2 and local_bytes(TilePlan(op, tiled)) > device.local_mem:
-        tiled = tiled.with_(stages=tiled.stages - 1)
-    return tiled
+    return _deepest(op, device, tiled)
+
+
+def _deepest(op: ComputeOp, device: DeviceInfo, cfg: Config) -> Config:
+    """`cfg` with the most of its `stages` (at least 2) whose local tiles fit the
+    device's local memory."""
+    while cfg.stages > 2 and local_bytes(TilePlan(op, cfg)) > device.local_mem:
+        cfg = cfg.with_(stages=cfg.stages - 1)
+    return cfg
 
 
 def _async_copies(op: ComputeOp, device: DeviceInfo, kind: str) -> bool:
