@@ -526,7 +526,8 @@ def _skinny_rows(
     num_wi = list(num_wi)
     num_wi[rows] = op.sizes[rows] // pt[rows]
     num_wi[cols] //= num_wi[rows]
-    cfg = _local_weights(op, _assemble(op, device, num_wi, pt, (*pw, *pair)), cols)
+    outer = [d for d in range(op.rank) if d not in pw and d not in pair]
+    cfg = _local_weights(op, _assemble(op, device, num_wi, pt, (*outer, *pw, *pair)), cols)
     return cfg.with_(buf_layout=(_pw_major(op), cfg.buf_layout[1]))
 
 
