@@ -427,11 +427,11 @@ def test_gpu_default_computes_tf32_on_fragments(sizes) -> None:
 
 GPU_DEFAULT_TILES = {
     "tf32": [((4096,) * 3, (128, 128), 1), ((2000,) * 3, (128, 128), 1), ((1000,) * 3, (64, 128), 1),
-             ((128, 4096, 4096), (128, 128), 4), ((768,) * 3, None, 1)],
+             ((128, 4096, 4096), (128, 128), 4), ((768,) * 3, None, 1), ((16, 1000, 2048), (16, 64), 8)],
     "f16": [((4096,) * 3, (128, 128), 1), ((2000,) * 3, (128, 128), 1), ((1536,) * 3, (64, 128), 1),
             ((1024,) * 3, (64, 128), 1), ((1000,) * 3, (64, 128), 1), ((128, 4096, 4096), (128, 128), 4),
             ((256, 256, 8192), (64, 64), 8), ((768,) * 3, (64, 64), 1), ((384,) * 3, (64, 64), 1),
-            ((256,) * 3, None, 1)],
+            ((256,) * 3, None, 1), ((16, 1000, 2048), (16, 64), 8), ((20, 4096, 4096), (16, 128), 4)],
 }  # fmt: skip
 """Sizes, the GPU default's work-group tile on tensor cores (None: the FP32 path) and the
 work-groups its sum is split over."""
@@ -451,9 +451,12 @@ def test_gpu_default_tile_keeps_the_compute_units_busy(kind: str) -> None:
     slots, rows padded.
     Where the tiles leave compute units idle (fewer than 1.5 work-groups a compute
     unit, or none keeping 3/4 busy) and the sum is long, it is split over work-groups,
-    at least 1024 products each: 128 x 4096 x 4096 in 128 x 128 tiles 4 ways (128
-    work-groups; TF32 formerly FP32, f16 formerly 64 x 64 tiles), 256 x 256 x 8192 in
-    64 x 64 tiles 8 ways; not 1024^3 (512 products each would be too few)."""
+    each reading 16 input elements per partial result: 128 x 4096 x 4096 in 128 x 128
+    tiles 4 ways (1024 products each), 256 x 256 x 8192 in 64 x 64 tiles 8 ways;
+    not 1024^3 (512 products each would be too few in 128 x 128 tiles, and 64 x 128
+    ones give 128 work-groups unsplit). Fewer than 32 rows take tiles of 16 rows:
+    16 x 1000 x 2048 in 16 x 64 tiles split 8 ways (256 products each), 20 x 4096 x 4096
+    in 16 x 128 tiles (two along the rows) split 4 ways."""
     gpu = with_tensor_cores(PRESETS["gpu"])
     for sizes, tile, splits in GPU_DEFAULT_TILES["tf32" if kind == "tf32" else "f16"]:
         cfg = default_config(find_compute(kind_matmul(kind, *sizes)), gpu)
@@ -501,7 +504,7 @@ def test_gpu_default_convolutions_and_batches_on_fragments() -> None:
     work-group where that leaves `PAIRED_BUSY` work-groups a compute unit (conv3:
     392; conv4: 196 would not, one pixel each), 3 slots deep either way (paired: 36 KB);
     conv5's 196 work-groups (fewer than 1.5 a compute unit) split the sum over two
-    work-groups each; a batched product with a sum of 8 stays on the FP32 path
+    work-groups each; at batch 16, tiles of 16 rows (2 warps); a batched product with a sum of 8 stays on the FP32 path
     (`MMA_SHORTEST_SUM`), one of 16 or 512 takes fragments, one batch a work-group (both
     inputs read the batch: no pairing)."""
     gpu = with_tensor_cores(PRESETS["gpu"])
@@ -516,6 +519,8 @@ def test_gpu_default_convolutions_and_batches_on_fragments() -> None:
         assert (cfg.lt_size[q], cfg.stages) == (2 if paired else 1, 3), sizes
         assert cfg.num_wg[c_] == splits, sizes
     assert default_config(find_compute(conv("tf32", 32, 28, 128, 3, 128)), gpu).mma == "tf32"
+    batch16 = default_config(find_compute(conv("f16", 16, 28, 128, 3, 128)), gpu)
+    assert (batch16.mma, batch16.lt_size[0], batch16.num_wi[0]) == ("f16", 16, 2)
     for k, mma in ((8, "none"), (16, "f16"), (512, "f16")):
         op = find_compute(sum_of_products("bmm", dict(b=32, i=512, j=512, k=k), "b, i, k", "b, k, j", "b, i, j", f16))
         cfg = default_config(op, gpu)

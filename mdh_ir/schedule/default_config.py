@@ -237,28 +237,39 @@ def _gpu_config(op: ComputeOp, device: DeviceInfo) -> Config:
     return _assemble(op, device, num_wi, pt, tuple(range(rank)), busy=busy)
 
 
-MMA_TILES = ((128, 128, 16, 8), (64, 128, 8, 16), (128, 64, 16, 8), (32, 128, 4, 32), (32, 64, 4, 16))
+MMA_TILES = (
+    (128, 128, 16, 8), (64, 128, 8, 16), (128, 64, 16, 8), (32, 128, 4, 32), (32, 64, 4, 16), (16, 128, 2, 32),
+    (16, 64, 2, 16),
+)
 """The work-group tiles of the GPU default on tensor cores, largest first: rows, columns,
 and the work-items along each (8 x 8 or 8 x 16 outputs each, so 16 x 8 work-items are 4
 warps of 64 x 64 outputs, 8 x 16 are 4 warps of 32 x 64); 32 x 128 (or 32 x 64) where
 the rows are fewer than 64 (H100, TF32, ResNet-50 3 x 3 convolutions at batch 32
 against the FP32 path: conv3 0.294 -> 0.176 ms, conv5 0.370 -> 0.204). H100, TF32,
 128 x 128 against the former 128 x 256 (8 warps of 64 x 64, 233 registers): 4096^3
-1.156 -> 1.096 ms, 3000^3 0.656 -> 0.567, 2000^3 0.156 -> 0.147."""
-FEW_ROWS = 32
-"""The rows of the tiles of `MMA_TILES` and `ASYNC_MMA_TILES` that the GPU default takes
-only where the rows are fewer than twice as many (a convolution's batch of 32; H200,
-TF32, 128 x 4096 x 4096 in 128 work-groups of 32 x 128: 0.170 ms, 0.115 on the FP32
-path)."""
+1.156 -> 1.096 ms, 3000^3 0.656 -> 0.567, 2000^3 0.156 -> 0.147; 16 x 128 (or 16 x 64,
+2 warps of 16 x 64 or 16 x 32) where the rows are fewer than 32."""
+FEW_ROWS = 64
+"""The GPU default takes a tile of `MMA_TILES` or `ASYNC_MMA_TILES` with fewer rows
+than this only where the rows are fewer than twice the tile's (a convolution's batch of
+32; H200, TF32, 128 x 4096 x 4096 in 128 work-groups of 32 x 128: 0.170 ms, 0.115 on
+the FP32 path). H100, same runs, FP32 path -> tiles of 16 rows: f16 matmul 16 x 1000
+x 2048 (16 x 64, the sum split 8 ways) 0.0161 -> 0.0110 ms, bf16 0.0174 -> 0.0110, TF32
+0.0151 -> 0.0153; 20 x 1000 x 2048 0.0216 -> 0.0114, 16 x 4096 x 4096 0.0536 ->
+0.0175 (TF32 0.0500 -> 0.0395), 24 x 4096 x 4096 0.0668 -> 0.0220, 16 x 8192 x 1024
+0.0259 -> 0.0140; ResNet-50 3 x 3 convolutions at batch 16: conv3 f16 0.2213 -> 0.0284
+(TF32 0.1989 -> 0.0772), conv2 f16 0.1742 -> 0.0359."""
 ASYNC_MMA_TILES = (
     (128, 128, 8, 16), (64, 128, 8, 16), (128, 64, 16, 8), (64, 64, 8, 8), (32, 128, 4, 32), (32, 64, 4, 16),
+    (16, 128, 2, 32), (16, 64, 2, 16),
 )
 """The work-group tiles of the GPU default on tensor cores where asynchronous copies
 fill the local tiles (`_async_copies`), largest first: 4 warps of 64 x 64 outputs (two
 work-groups a compute unit, 219 registers) where they give `WIDE_BUSY` work-groups a
 compute unit, else 4 (or 2) warps of 32 x 64 (or 64 x 32), several work-groups a
 compute unit, each up to `MMA_STAGES - 1` local tiles ahead; 32 x 128 (4 warps of 32 x 32)
-or 32 x 64 where the rows are fewer than 64 (a convolution's batch of 32)."""
+or 32 x 64 where the rows are fewer than 64 (a convolution's batch of 32), 16 x 128 or
+16 x 64 where they are fewer than 32 (`FEW_ROWS`)."""
 MMA_STAGES = 4
 """The most `stages` of the GPU default on `ASYNC_MMA_TILES` (as many as local memory
 holds), one less for an op with outer dimensions (a convolution, a batch): up to three
@@ -352,7 +363,7 @@ def _gpu_mma_tiles(op: ComputeOp, device: DeviceInfo, cfg: Config) -> Config | N
     tiles = [
         (t, ceildiv(rows, t[0]) * ceildiv(cols, t[1]) * points)
         for t in (ASYNC_MMA_TILES if pipelined else MMA_TILES)
-        if (t[0] <= rows < 2 * t[0] if t[0] == FEW_ROWS else t[0] <= rows) and t[1] <= cols
+        if t[0] <= rows and (t[0] >= FEW_ROWS or rows < 2 * t[0]) and t[1] <= cols
     ]
     chosen, busy = None, 0
     for tile, groups in tiles:
@@ -370,9 +381,18 @@ def _gpu_mma_tiles(op: ComputeOp, device: DeviceInfo, cfg: Config) -> Config | N
     return chosen
 
 
-SPLIT_SHORTEST = 1024
-"""The fewest products a work-group sums when the GPU default on tensor cores splits
-the sum over work-groups (`_split`)."""
+SPLIT_INPUT_SHARE = 16
+"""How many input elements per partial result a work-group of a sum the GPU default on
+tensor cores splits (`_split`) must at least read: 128 x 128 tiles sum at least 1024
+products each (as the former rule had it for every tile), 64 x 128 683, 32 x 128 410,
+16 x 64 205. H100, same runs: f16 16 x 1000 x 2048 in 16 x 64 tiles split 8 ways (256
+products each) 0.0110 ms, 4 ways 0.0134 (FP32 path 0.0161); f16 128 x 4096 x 4096 in
+128 x 128 tiles 4 ways (1024) 0.0412, 8 ways 0.0465; TF32 1000^3 in 64 x 128 tiles
+unsplit 0.0365, 2 ways (500) 0.0493; 1024^3 unsplit 0.0340, in 128 x 128 tiles 2 ways
+(512) 0.0481. Against the former 1024 products for every tile: f16 40 x 1000 x 2048
+(FP32 path before) 0.0245 -> 0.0123, 48 x 2048 x 2048 0.0156 -> 0.0146 (TF32 0.0274
+-> 0.0206), TF32 32 x 4096 x 4096 0.0562 -> 0.0429; f16 32 x 4096 x 4096 (8 ways
+instead of 4) 0.0204 -> 0.0218."""
 MOST_SPLITS = 8
 """The most work-groups the GPU default on tensor cores splits a sum over."""
 
@@ -383,7 +403,8 @@ def _split(
     """Where the GPU default's tile on tensor cores leaves compute units idle (fewer
     than `WIDE_BUSY` work-groups a compute unit, or none kept `MMA_BUSY` of them busy):
     the sum of `total` products split over as few work-groups as give `WIDE_BUSY` a
-    compute unit, at most `MOST_SPLITS` and `SPLIT_SHORTEST` products each, in the
+    compute unit (in a tile whose work-groups do not already), at most `MOST_SPLITS`,
+    each reading `SPLIT_INPUT_SHARE` input elements per partial result, in the
     largest of `tiles` (tile, work-groups) whose work-groups then keep `MMA_BUSY` of the
     compute units busy (their partial results combined by a second kernel); None where
     none does.
@@ -391,10 +412,12 @@ def _split(
     128 x 128 tiles split 4 ways; TF32 (FP32 path) 0.115 -> 0.076; ResNet-50's 3 x 3
     conv5 at batch 32 (196 work-groups of 32 x 128) 0.0755 -> 0.0709 split 2 ways."""
     for tile, groups in tiles:
+        if groups >= WIDE_BUSY * device.compute_units:
+            continue
         splits = 2
         while groups * splits < WIDE_BUSY * device.compute_units and splits < MOST_SPLITS:
             splits *= 2
-        while splits > 1 and total // splits < SPLIT_SHORTEST:
+        while splits > 1 and not _split_pays(tile, total // splits):
             splits //= 2
         if splits == 1 or groups * splits < MMA_BUSY * device.compute_units:
             continue
@@ -403,6 +426,13 @@ def _split(
         if not violations(op, split, device):
             return split
     return None
+
+
+def _split_pays(tile: tuple[int, ...], part: int) -> bool:
+    """Whether a work-group of `tile` (rows, columns) summing `part` products reads
+    `SPLIT_INPUT_SHARE` input elements per partial result it writes."""
+    rows, cols = tile[:2]
+    return part * (rows + cols) >= SPLIT_INPUT_SHARE * rows * cols
 
 
 PAIRED_BUSY = 2.5
