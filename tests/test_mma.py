@@ -468,6 +468,18 @@ def test_gpu_default_tile_keeps_the_compute_units_busy(kind: str) -> None:
         assert not tile or cfg.num_wg[2] == splits, (sizes, cfg.num_wg)
 
 
+@pytest.mark.parametrize("kind", list(KINDS))
+def test_gpu_default_of_few_rows_matches_the_reference(kind: str) -> None:
+    """The GPU default of 20 rows (4 compute units): tiles of 16 rows, two along the
+    rows (the second padded), the sum split over work-groups; the reference's results."""
+    module = kind_matmul(kind, 20, 200, 1030)
+    gpu = replace(with_tensor_cores(PRESETS["gpu"]), compute_units=4)
+    cfg = default_config(find_compute(module), gpu)
+    assert (cfg.mma, cfg.lt_size[:2], cfg.num_wg[0]) == (kind, (16, 128), 2) and cfg.num_wg[2] > 1, cfg
+    inputs = random_inputs(find_compute(module), np.random.default_rng(5))
+    check_outputs(module, inputs, run_emulated(module, cfg, inputs))
+
+
 def conv(kind: str, n: int, p: int, k: int, r: int, c: int, stride: int = 1):
     """ResNet-50's convolution out[n, p, q, k] = sum x[n, σp + r, σq + s, c] w[k, r, s, c]
     (p = q, r = s) with mma `kind`'s inputs."""
