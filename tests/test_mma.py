@@ -427,7 +427,7 @@ def test_gpu_default_computes_tf32_on_fragments(sizes) -> None:
 
 GPU_DEFAULT_TILES = {
     "tf32": [((4096,) * 3, (128, 128), 1), ((2000,) * 3, (128, 128), 1), ((1000,) * 3, (64, 128), 1),
-             ((128, 4096, 4096), (128, 128), 4), ((768,) * 3, None, 1), ((16, 1000, 2048), (16, 64), 8)],
+             ((128, 4096, 4096), (128, 128), 4), ((768,) * 3, None, 1), ((16, 1000, 2048), None, 1)],
     "f16": [((4096,) * 3, (128, 128), 1), ((2000,) * 3, (128, 128), 1), ((1536,) * 3, (64, 128), 1),
             ((1024,) * 3, (64, 128), 1), ((1000,) * 3, (64, 128), 1), ((128, 4096, 4096), (128, 128), 4),
             ((256, 256, 8192), (64, 64), 8), ((768,) * 3, (64, 64), 1), ((384,) * 3, (64, 64), 1),
@@ -454,9 +454,10 @@ def test_gpu_default_tile_keeps_the_compute_units_busy(kind: str) -> None:
     each reading 16 input elements per partial result: 128 x 4096 x 4096 in 128 x 128
     tiles 4 ways (1024 products each), 256 x 256 x 8192 in 64 x 64 tiles 8 ways;
     not 1024^3 (512 products each would be too few in 128 x 128 tiles, and 64 x 128
-    ones give 128 work-groups unsplit). Fewer than 32 rows take tiles of 16 rows:
-    16 x 1000 x 2048 in 16 x 64 tiles split 8 ways (256 products each), 20 x 4096 x 4096
-    in 16 x 128 tiles (two along the rows) split 4 ways."""
+    ones give 128 work-groups unsplit). Fewer than 32 rows take tiles of 16 rows (16-bit
+    kinds; TF32 the FP32 path): 16 x 1000 x 2048 in 16 x 64 tiles split 8 ways (256
+    products each), 20 x 4096 x 4096 in 16 x 128 tiles (two along the rows) split 4
+    ways."""
     gpu = with_tensor_cores(PRESETS["gpu"])
     for sizes, tile, splits in GPU_DEFAULT_TILES["tf32" if kind == "tf32" else "f16"]:
         cfg = default_config(find_compute(kind_matmul(kind, *sizes)), gpu)
@@ -468,11 +469,11 @@ def test_gpu_default_tile_keeps_the_compute_units_busy(kind: str) -> None:
         assert not tile or cfg.num_wg[2] == splits, (sizes, cfg.num_wg)
 
 
-@pytest.mark.parametrize("kind", list(KINDS))
+@pytest.mark.parametrize("kind", ["f16", "bf16"])
 def test_gpu_default_of_few_rows_matches_the_reference(kind: str) -> None:
     """The GPU default of 20 rows (4 compute units): tiles of 16 rows, two along the
     rows (the second padded), the sum split over work-groups; the reference's results."""
-    module = kind_matmul(kind, 20, 200, 1030)
+    module = kind_matmul(kind, 20, 200, 1032)
     gpu = replace(with_tensor_cores(PRESETS["gpu"]), compute_units=4)
     cfg = default_config(find_compute(module), gpu)
     assert (cfg.mma, cfg.lt_size[:2], cfg.num_wg[0]) == (kind, (16, 128), 2) and cfg.num_wg[2] > 1, cfg

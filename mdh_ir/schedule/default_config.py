@@ -237,28 +237,27 @@ def _gpu_config(op: ComputeOp, device: DeviceInfo) -> Config:
     return _assemble(op, device, num_wi, pt, tuple(range(rank)), busy=busy)
 
 
-MMA_TILES = (
-    (128, 128, 16, 8), (64, 128, 8, 16), (128, 64, 16, 8), (32, 128, 4, 32), (32, 64, 4, 16), (16, 128, 2, 32),
-    (16, 64, 2, 16),
-)
+MMA_TILES = ((128, 128, 16, 8), (64, 128, 8, 16), (128, 64, 16, 8), (32, 128, 4, 32), (32, 64, 4, 16))
 """The work-group tiles of the GPU default on tensor cores, largest first: rows, columns,
 and the work-items along each (8 x 8 or 8 x 16 outputs each, so 16 x 8 work-items are 4
 warps of 64 x 64 outputs, 8 x 16 are 4 warps of 32 x 64); 32 x 128 (or 32 x 64) where
 the rows are fewer than 64 (H100, TF32, ResNet-50 3 x 3 convolutions at batch 32
 against the FP32 path: conv3 0.294 -> 0.176 ms, conv5 0.370 -> 0.204). H100, TF32,
 128 x 128 against the former 128 x 256 (8 warps of 64 x 64, 233 registers): 4096^3
-1.156 -> 1.096 ms, 3000^3 0.656 -> 0.567, 2000^3 0.156 -> 0.147; 16 x 128 (or 16 x 64,
-2 warps of 16 x 64 or 16 x 32) where the rows are fewer than 32."""
+1.156 -> 1.096 ms, 3000^3 0.656 -> 0.567, 2000^3 0.156 -> 0.147. No tiles of 16 rows
+(`ASYNC_MMA_TILES` has them): H100, TF32 16 x 1000 x 2048 in 16 x 64 tiles split 8
+ways against the FP32 path 0.0153 / 0.0151 ms (warm caches), 0.0195 / 0.0175 (the
+harness, flushed caches); 16 x 4096 x 4096 0.0395 / 0.0500."""
 FEW_ROWS = 64
 """The GPU default takes a tile of `MMA_TILES` or `ASYNC_MMA_TILES` with fewer rows
 than this only where the rows are fewer than twice the tile's (a convolution's batch of
 32; H200, TF32, 128 x 4096 x 4096 in 128 work-groups of 32 x 128: 0.170 ms, 0.115 on
-the FP32 path). H100, same runs, FP32 path -> tiles of 16 rows: f16 matmul 16 x 1000
-x 2048 (16 x 64, the sum split 8 ways) 0.0161 -> 0.0110 ms, bf16 0.0174 -> 0.0110, TF32
-0.0151 -> 0.0153; 20 x 1000 x 2048 0.0216 -> 0.0114, 16 x 4096 x 4096 0.0536 ->
-0.0175 (TF32 0.0500 -> 0.0395), 24 x 4096 x 4096 0.0668 -> 0.0220, 16 x 8192 x 1024
-0.0259 -> 0.0140; ResNet-50 3 x 3 convolutions at batch 16: conv3 f16 0.2213 -> 0.0284
-(TF32 0.1989 -> 0.0772), conv2 f16 0.1742 -> 0.0359."""
+the FP32 path). H100, same runs, FP32 path -> tiles of 16 rows (asynchronous copies):
+f16 matmul 16 x 1000 x 2048 (16 x 64, the sum split 8 ways) 0.0161 -> 0.0110 ms, bf16
+0.0174 -> 0.0110; 20 x 1000 x 2048 0.0216 -> 0.0114, 16 x 4096 x 4096 0.0536 ->
+0.0175, 24 x 4096 x 4096 0.0668 -> 0.0220, 16 x 8192 x 1024 0.0259 -> 0.0140;
+ResNet-50 3 x 3 convolutions at batch 16: conv3 0.2213 -> 0.0284, conv2 0.1742 ->
+0.0359."""
 ASYNC_MMA_TILES = (
     (128, 128, 8, 16), (64, 128, 8, 16), (128, 64, 16, 8), (64, 64, 8, 8), (32, 128, 4, 32), (32, 64, 4, 16),
     (16, 128, 2, 32), (16, 64, 2, 16),
