@@ -136,10 +136,13 @@ def test_gpu_default_of_a_few_rows_gives_each_work_group_all_of_them() -> None:
 def test_gpu_default_of_a_few_rows_in_batches() -> None:
     """A batched product of 16 rows takes the same shape with the batch outermost among
     the private loops (its loop order once left the batch out: a configuration every
-    compilation refused)."""
+    compilation refused), and B, read from global memory, in its own layout (which the
+    tuning space keeps: tuning starts there)."""
     module = CATALOG["bmatmul"].build(b=16, i=16, j=500, k=64)
     config = default_config(find_compute(module), PRESETS["gpu"])
     assert (config.num_wi[1], config.pt_size[1], config.loop_order[1]) == (4, 4, (0, 3, 1, 2))
+    assert config.inp_mem[0] == ("lcl", "glb") and config.buf_layout[0][1] == (0, 1, 2)
+    assert config_params(find_compute(module), PRESETS["gpu"], config) is not None
     inputs = inputs_for(module, 3)
     program = compile_module(module, TEST_DEVICE, config)
     check_outputs(module, inputs, program(*inputs))
