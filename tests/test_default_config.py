@@ -1,18 +1,22 @@
 """The default configuration is legal for every verified op: `default_config` checked
-against the rules (`violations`) over random ops with scans and awkward sizes (1, primes,
+against the rules (`violations`) and the op's verifier over random ops with scans and awkward sizes (1, primes,
 one more than a tile), for the device classes' models and smaller ones. Nothing is
 lowered or run, so thousands of ops take a few seconds."""
 
 from __future__ import annotations
 
+import inspect
 import time
 from collections import Counter
 
 import numpy as np
 import pytest
 
-from mdh_ir.builder import Input, Output, cc, compute_module, f32, ps
+from mdh_ir.builder import Input, Output, bf16, cc, compute_module, f16, f32, ps
+from mdh_ir.catalog import CATALOG
 from mdh_ir.device import PRESETS
+from mdh_ir.errors import ConfigError
+from mdh_ir.schedule.config import Config
 from mdh_ir.schedule.constraints import input_violations, violations
 from mdh_ir.schedule.default_config import default_config
 from mdh_ir.semantics.reference import find_compute
@@ -50,6 +54,16 @@ def test_the_default_of_a_transposed_scan_with_sizes_not_dividing_its_tiles() ->
         assert all(pt <= lt <= n for pt, lt, n in zip(cfg.pt_size, cfg.lt_size, op.sizes))
 
 
+def malformed(op, cfg: Config) -> list[str]:
+    """What the op's verifier refuses in `cfg` (a loop order that is no permutation of
+    the op's dimensions, ...), which no rule of `violations` checks."""
+    try:
+        Config.from_attr(cfg.to_attr(), op)
+    except ConfigError as e:
+        return [str(e)]
+    return []
+
+
 def test_the_default_is_legal_for_random_ops() -> None:
     start = time.perf_counter()
     illegal: list[str] = []
@@ -66,7 +80,8 @@ def test_the_default_is_legal_for_random_ops() -> None:
         for name, device in MODELS.items():
             if "smaller" in name and seed % SMALLER_EVERY:
                 continue
-            found = violations(op, default_config(op, device), device)
+            cfg = default_config(op, device)
+            found = violations(op, cfg, device) or malformed(op, cfg)
             if found:
                 illegal.append(f"seed {seed}, {name}, sizes {op.sizes} {facts['kinds']}: {found[0]}")
     assert not illegal, f"{len(illegal)} illegal defaults, e.g.\n" + "\n".join(illegal[:10])
@@ -74,6 +89,42 @@ def test_the_default_is_legal_for_random_ops() -> None:
     assert kinds["ps"] > OPS // 2 and kinds["pw"] > OPS // 2
     assert {1, 17, 129, 257} <= set(sizes)
     assert time.perf_counter() - start < 60
+
+
+DRAWN = (1, 2, 7, 16, 17, 20, 31, 64, 129, 500, 1000, 2048)
+"""The sizes `test_the_default_is_legal_for_the_catalog_at_drawn_sizes` draws: 1, primes,
+few rows (16, 20: fragments' and the skinny shapes' bounds), one more than a tile, DL
+sizes; an op of more than 4 dimensions draws from the first 9."""
+CATALOG_DRAWS = 40
+
+
+def test_the_default_is_legal_for_the_catalog_at_drawn_sizes() -> None:
+    """Every catalog computation (a sum of products also in f16, bf16 and TF32) at drawn
+    sizes, for the device classes' models: the random ops above never drew a batched
+    product of 16 rows, whose GPU default once left the batch out of its loop order."""
+    rng = np.random.default_rng(0)
+    illegal: list[str] = []
+    checked = 0
+    for name, entry in CATALOG.items():
+        kinds: list[dict] = [{}]
+        if "t" in inspect.signature(entry.builder).parameters:
+            kinds += [dict(t=f16), dict(t=bf16), dict(precision="tf32")]
+        dims = [k for k, v in entry.small.items() if isinstance(v, int) and k != "stride"]
+        pool = DRAWN if len(dims) <= 4 else DRAWN[:9]
+        for _ in range(CATALOG_DRAWS):
+            sizes = {d: int(rng.choice(pool)) for d in dims}
+            for kind in kinds:
+                op = find_compute(entry.builder(**{**entry.small, **sizes, **kind}))
+                if input_violations(op):
+                    continue
+                checked += 1
+                for device in (PRESETS["cpu"], PRESETS["gpu"]):
+                    cfg = default_config(op, device)
+                    found = violations(op, cfg, device) or malformed(op, cfg)
+                    if found:
+                        illegal.append(f"{name} {sizes} {kind}, {device.kind}: {found[0]}")
+    assert not illegal, f"{len(illegal)} illegal defaults, e.g.\n" + "\n".join(illegal[:10])
+    assert checked > len(CATALOG) * CATALOG_DRAWS
 
 
 @pytest.mark.parametrize("seed", range(3))
