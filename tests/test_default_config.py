@@ -1,7 +1,8 @@
 """The default configuration is legal for every verified op: `default_config` checked
-against the rules (`violations`) and the op's verifier over random ops with scans and awkward sizes (1, primes,
-one more than a tile), for the device classes' models and smaller ones. Nothing is
-lowered or run, so thousands of ops take a few seconds."""
+against the rules (`violations`) and the op's verifier over random ops with scans and
+awkward sizes (1, primes, one more than a tile), and over the catalog's computations at
+drawn sizes, for the device classes' models and smaller ones. Nothing is lowered or
+run, so thousands of ops take a few seconds."""
 
 from __future__ import annotations
 

@@ -517,9 +517,9 @@ def test_gpu_default_convolutions_and_batches_on_fragments() -> None:
     work-group where that leaves `PAIRED_BUSY` work-groups a compute unit (conv3:
     392; conv4: 196 would not, one pixel each), 3 slots deep either way (paired: 36 KB);
     conv5's 196 work-groups (fewer than 1.5 a compute unit) split the sum over two
-    work-groups each; at batch 16, tiles of 16 rows (2 warps); a batched product with a sum of 8 stays on the FP32 path
-    (`MMA_SHORTEST_SUM`), one of 16 or 512 takes fragments, one batch a work-group (both
-    inputs read the batch: no pairing)."""
+    work-groups each; at batch 16, tiles of 16 rows (2 warps); a batched product with a
+    sum of 8 stays on the FP32 path (`MMA_SHORTEST_SUM`), one of 16 or 512 takes
+    fragments, one batch a work-group (both inputs read the batch: no pairing)."""
     gpu = with_tensor_cores(PRESETS["gpu"])
     q, c_ = 2, 6
     for sizes, lt, paired, splits in [

@@ -557,8 +557,8 @@ def _skinny_rows(
     num_wi[cols] //= num_wi[rows]
     outer = [d for d in range(op.rank) if d not in pw and d not in pair]
     cfg = _local_weights(op, _assemble(op, device, num_wi, pt, (*outer, *pw, *pair)), cols)
-    layouts = zip(_pw_major(op), cfg.buf_layout[0], cfg.inp_mem[0])
-    return cfg.with_(buf_layout=(tuple(m if mem == "lcl" else own for m, own, mem in layouts), cfg.buf_layout[1]))
+    layouts = [m if mem == "lcl" else own for m, own, mem in zip(_pw_major(op), cfg.buf_layout[0], cfg.inp_mem[0])]
+    return cfg.with_(buf_layout=(tuple(layouts), cfg.buf_layout[1]))
 
 
 def _filled(
