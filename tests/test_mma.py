@@ -519,16 +519,18 @@ def test_gpu_default_convolutions_and_batches_on_fragments() -> None:
     conv5's 196 work-groups (fewer than 1.5 a compute unit) split the sum over two
     work-groups each; at batch 16, tiles of 16 rows (2 warps); a batched product with a
     sum of 8 stays on the FP32 path (`MMA_SHORTEST_SUM`), one of 16 or 512 takes
-    fragments, one batch a work-group (both inputs read the batch: no pairing)."""
+    fragments, one batch a work-group (both inputs read the batch: no pairing). A
+    paired work-group of a sum of `PAIRED_WARPS_SUM` products or more has 2 warps
+    (conv3 3 x 3, 1152 products), one of a shorter sum 4 (1 x 1, 128)."""
     gpu = with_tensor_cores(PRESETS["gpu"])
     q, c_ = 2, 6
-    for sizes, lt, paired, splits in [
-        ((32, 28, 128, 3, 128), 32, True, 1), ((32, 14, 256, 3, 256), 32, False, 1),
-        ((32, 7, 512, 3, 512), 32, False, 2), ((32, 28, 512, 1, 128), 32, True, 1),
+    for sizes, lt, paired, splits, wi in [
+        ((32, 28, 128, 3, 128), 32, True, 1, 2), ((32, 14, 256, 3, 256), 32, False, 1, 4),
+        ((32, 7, 512, 3, 512), 32, False, 2, 4), ((32, 28, 512, 1, 128), 32, True, 1, 4),
     ]:  # fmt: skip
         op = find_compute(conv("f16", *sizes))
         cfg = default_config(op, gpu)
-        assert (cfg.mma, cfg.num_wi[0], cfg.lt_size[0], cfg.lt_size[c_]) == ("f16", 4, 32, lt), sizes
+        assert (cfg.mma, cfg.num_wi[0], cfg.lt_size[0], cfg.lt_size[c_]) == ("f16", wi, 32, lt), sizes
         assert (cfg.lt_size[q], cfg.stages) == (2 if paired else 1, 3), sizes
         assert cfg.num_wg[c_] == splits, sizes
     assert default_config(find_compute(conv("tf32", 32, 28, 128, 3, 128)), gpu).mma == "tf32"
@@ -550,6 +552,21 @@ def test_gpu_default_convolution_matches_the_reference(kind: str) -> None:
     cfg = default_config(op, gpu)
     assert cfg.mma == kind and cfg.lt_size[2] == 2 and cfg.lt_size[3] == 64, cfg
     inputs = random_inputs(op, np.random.default_rng(7))
+    check_outputs(module, inputs, run_emulated(module, cfg, inputs))
+
+
+def test_gpu_default_of_two_warps_matches_the_reference() -> None:
+    """The GPU default of an f16 convolution at batch 32 with a sum of 576 products (2
+    compute units: two output pixels a work-group of 2 warps, 32 x 128 tiles,
+    `_fewer_warps`) computes the reference's results (bf16 differs only in its
+    elements' conversion, which the other tests cover)."""
+    kind = "f16"
+    module = conv(kind, 32, 3, 128, 3, 64)
+    op = find_compute(module)
+    gpu = replace(with_tensor_cores(PRESETS["gpu"]), compute_units=2)
+    cfg = default_config(op, gpu)
+    assert (cfg.mma, cfg.num_wi[0], cfg.lt_size[2], cfg.lt_size[3]) == (kind, 2, 2, 128), cfg
+    inputs = random_inputs(op, np.random.default_rng(11))
     check_outputs(module, inputs, run_emulated(module, cfg, inputs))
 
 

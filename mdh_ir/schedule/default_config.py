@@ -73,7 +73,7 @@ from math import prod
 from mdh_ir.affine import dim_of, linear_results
 from mdh_ir.schedule.config import Config
 from mdh_ir.schedule.constraints import local_bytes, mma_kind, vector_problem, violations
-from mdh_ir.schedule.mma import SHAPES, MmaForm
+from mdh_ir.schedule.mma import SHAPES, WARP, MmaForm
 from mdh_ir.device import DeviceInfo
 from mdh_ir.dialects.mdh import ComputeOp
 from mdh_ir.schedule.tiling import COPY_LANES, FULL_UNROLL, TilePlan, ceildiv
@@ -463,7 +463,42 @@ def _paired(op: ComputeOp, device: DeviceInfo, cfg: Config, form: MmaForm, group
         _at(cfg.num_wg, d, ceildiv(op.sizes[d], 2)),
     )
     paired = _deepest(op, device, paired)
-    return cfg if violations(op, paired, device) else paired
+    if violations(op, paired, device):
+        return cfg
+    fewer = _fewer_warps(op, paired, form)
+    return fewer if fewer is not None and not violations(op, fewer, device) else paired
+
+
+PAIRED_WARPS_SUM = 512
+"""The fewest products an output sums for the GPU default's paired work-groups of 4
+warps to compute with 2 (`_fewer_warps`)."""
+WARP_ACCUMULATORS = 128
+"""The most outputs a work-item of the GPU default on fragments accumulates (a warp tile of
+64 x 64)."""
+
+
+def _fewer_warps(op: ComputeOp, cfg: Config, form: MmaForm) -> Config | None:
+    """A paired work-group of 4 warps on asynchronous copies (`_paired`, `cfg`) with
+    2 instead, each warp twice the rows (32 x 64 outputs a point instead of 32 x 32: 8
+    fragment loads for 32 mmas instead of 6 for 16, where local memory's bandwidth
+    limits the loop), for a sum of at least `PAIRED_WARPS_SUM` products and at most
+    `WARP_ACCUMULATORS` outputs a work-item; None elsewhere. H100, f16, 4 -> 2 warps
+    of the 32 x 128 x 2-point tiles, convolutions n x p x p x k x r x r x c: 3 x 3
+    (sums of 576-2304) 0.81-1.01x the time, 11 of 12 faster (ResNet-50 conv3 at batch
+    32 0.0457 -> 0.0399 ms, stride 2 0.0504 -> 0.0465, 48 x 28 x 28 x 256 x 3 x 3 x
+    128 0.1715 -> 0.1394, 48 x 28 x 28 x 128 x 3 x 3 x 256 0.1563 -> 0.1586); 1 x 1
+    (sums of 64-256) 0.69-1.08x, 8 of 11 slower (32 x 56 x 56 x 128 x 1 x 1 x 64
+    0.0285 -> 0.0305)."""
+    pw = _kinds(op)[1]
+    if cfg.prefetch != 3 or prod(cfg.num_wi) != 4 * WARP or cfg.num_wi[form.i] % 2:
+        return None
+    if prod(op.sizes[d] for d in pw) < PAIRED_WARPS_SUM:
+        return None
+    if 2 * prod(n for d, n in enumerate(cfg.pt_size) if d not in pw) > WARP_ACCUMULATORS:
+        return None
+    num_wi = _at(cfg.num_wi, form.i, cfg.num_wi[form.i] // 2)
+    pt = _at(cfg.pt_size, form.i, 2 * cfg.pt_size[form.i])
+    return cfg.with_(num_wi=num_wi, pt_size=pt, ocl_dim=(cfg.ocl_dim[0], _ocl_dims(list(num_wi))))
 
 
 def _at(values: tuple[int, ...], d: int, value: int) -> tuple[int, ...]:
