@@ -446,8 +446,9 @@ def test_gpu_default_tile_keeps_the_compute_units_busy(kind: str) -> None:
     (asynchronous copies): 128 x 128 where it gives 1.5 work-groups a compute unit
     (2000^3: 256; not 1536^3: 144), else 64 x 128, or 64 x 64 down to 1/8 of the
     compute units (768^3: 144 work-groups, 384^3: 36), below that (256^3: 16) FP32;
-    k in local tiles of 32, rows swizzled, as many slots (at most 4) as the 48 KB of
-    local memory hold: 3 for 128 x 128, 4 for the others. TF32: k tiles of 16, two
+    k in local tiles of 32 (64 for 16 x 64 tiles, `FEW_ROWS_K_TILE`), rows swizzled,
+    as many slots (at most 4) as the 48 KB of local memory hold: 3 for 128 x 128, 4 for
+    the others. TF32: k tiles of 16, two
     slots, rows padded.
     Where the tiles leave compute units idle (fewer than 1.5 work-groups a compute
     unit, or none keeping 3/4 busy) and the sum is long, it is split over work-groups,
@@ -463,7 +464,8 @@ def test_gpu_default_tile_keeps_the_compute_units_busy(kind: str) -> None:
         cfg = default_config(find_compute(kind_matmul(kind, *sizes)), gpu)
         assert (cfg.mma, cfg.lt_size[:2]) == ((kind, tile) if tile else ("none", cfg.lt_size[:2])), sizes
         if tile and kind != "tf32":
-            assert (cfg.lt_size[2], cfg.stages, cfg.lcl_swizzle, cfg.lcl_pad) == (32, 3 if tile == (128, 128) else 4, 1, 0), sizes
+            k_tile = 64 if tile == (16, 64) else 32
+            assert (cfg.lt_size[2], cfg.stages, cfg.lcl_swizzle, cfg.lcl_pad) == (k_tile, 3 if tile == (128, 128) else 4, 1, 0), sizes
         elif tile:
             assert (cfg.lt_size[2], cfg.stages, cfg.lcl_swizzle, cfg.lcl_pad) == (16, 2, 0, 8), sizes
         assert not tile or cfg.num_wg[2] == splits, (sizes, cfg.num_wg)
@@ -478,6 +480,18 @@ def test_gpu_default_of_few_rows_matches_the_reference(kind: str) -> None:
     cfg = default_config(find_compute(module), gpu)
     assert (cfg.mma, cfg.lt_size[:2], cfg.num_wg[0]) == (kind, (16, 128), 2) and cfg.num_wg[2] > 1, cfg
     inputs = random_inputs(find_compute(module), np.random.default_rng(5))
+    check_outputs(module, inputs, run_emulated(module, cfg, inputs))
+
+
+def test_gpu_default_of_few_rows_and_columns_matches_the_reference() -> None:
+    """The f16 GPU default of 20 x 100 x 1032 (4 compute units): 16 x 64 tiles with k in
+    local tiles of 64 (`FEW_ROWS_K_TILE`; 1032 leaves a partial last one) in 4 slots;
+    the reference's results."""
+    module = kind_matmul("f16", 20, 100, 1032)
+    gpu = replace(with_tensor_cores(PRESETS["gpu"]), compute_units=4)
+    cfg = default_config(find_compute(module), gpu)
+    assert (cfg.mma, cfg.lt_size, cfg.stages) == ("f16", (16, 64, 64), 4), cfg
+    inputs = random_inputs(find_compute(module), np.random.default_rng(6))
     check_outputs(module, inputs, run_emulated(module, cfg, inputs))
 
 

@@ -316,6 +316,22 @@ copies 0.437, k 32 in 3 swizzled slots 0.386-0.394; generated, the former defaul
 4 padded slots 0.466, these 0.385. ResNet-50 3 x 3 convolutions at batch 32 in 32 x 128 tiles, k 32 against
 16 in 4 slots (padded): conv3 0.078 -> 0.062 ms, conv4 0.071 -> 0.056, conv5 0.094 ->
 0.078."""
+SHORT_TILE_ROWS = 16
+"""The rows of the GPU default's smallest tiles on tensor cores (`ASYNC_MMA_TILES`)."""
+FEW_ROWS_K_TILE = 64
+"""The local tile along k of the GPU default's tiles of 16 rows on asynchronous copies,
+where the sum has that many products for each of the tile's `stages` slots and they
+fit local memory (16 x 64 tiles: 40 KB in 4 slots; 16 x 128 tiles stay at
+`ASYNC_K_TILE`): a step of 16 rows is short, and half as many steps wait and
+synchronize half as often. H100, f16, against k tiles of 32, every shape of 16 to 31
+rows that takes 16 x 64 tiles among rows 16 / 20 / 24 / 31, columns 256-4096, sums of
+512 / 2048 / 8192: 0.90-0.96x the time, 12 of 12 faster (16 x 1000 x 2048 0.0111 ->
+0.0106 ms, 16 x 1000 x 8192 0.0185 -> 0.0167, 24 x 500 x 8192 0.0221 -> 0.0199, 20 x
+2048 x 512 0.0113 -> 0.0107; bf16 16 x 1000 x 2048 0.0109 -> 0.0103). 16 x 128 tiles
+in 2 slots of 64 instead of 4 of 32 were 0.97-1.09x (not taken); ResNet-50 convolutions
+at batch 16, 16 x 128 tiles in 2 slots of 64: conv3 3 x 3 0.0286 -> 0.0246 ms, conv4
+0.0464 -> 0.0367 (not taken: the restarts of their k loop at each filter tap, not the
+tile's rows, make that difference; see `mdh_bench/RESULTS.md`)."""
 MMA_BUSY = 3 / 4
 """The share of compute units that the work-groups of the GPU default's tile on tensor
 cores must at least keep busy (`_gpu_mma_tiles`)."""
@@ -544,6 +560,8 @@ def _mma_tile(
         prefetch, stages, pad, swizzle = 3, MMA_STAGES - 1 if form.outer else MMA_STAGES, 0, 1
         if op.sizes[form.k] >= ASYNC_K_TILE:
             lt[form.k] = ASYNC_K_TILE
+        if rows <= SHORT_TILE_ROWS and op.sizes[form.k] >= FEW_ROWS_K_TILE * stages:
+            lt[form.k] = FEW_ROWS_K_TILE
     elif kind == "tf32":
         for b, maps in enumerate(op.input_maps):
             forms = linear_results(maps[0])
@@ -556,6 +574,8 @@ def _mma_tile(
         prefetch=prefetch, lcl_pad=pad, lcl_swizzle=swizzle, mma=kind, stages=stages,
         buf_layout=(tuple(layouts), cfg.buf_layout[1]), loop_order=(order, cfg.loop_order[1]),
     )  # fmt: skip
+    if lt[form.k] == FEW_ROWS_K_TILE and local_bytes(TilePlan(op, tiled)) > device.local_mem:
+        tiled = tiled.with_(lt_size=_at(tiled.lt_size, form.k, ASYNC_K_TILE))
     return _deepest(op, device, tiled)
 
 
