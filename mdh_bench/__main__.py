@@ -42,7 +42,7 @@ from mdh_bench import shards
 from mdh_bench.cases import SWEEPS, Case, parse_cases, quick, sweep_cases, sweeps_including
 from mdh_bench.log import log
 from mdh_bench.peers import PEERS
-from mdh_bench.report import RunInfo, save
+from mdh_bench.report import RunInfo, save, written_sweeps
 from mdh_bench.run import NO_TUNING, run_case
 
 HERE = Path(__file__).parent
@@ -106,13 +106,14 @@ def libraries(device: str) -> list[str]:
 
 
 def selection(args: argparse.Namespace) -> tuple[list[Case], dict[str, list[str]]]:
-    """The run's cases, and the sweeps whose sections it writes (name: its case names)."""
+    """The run's cases, and the sweeps whose sections it writes (name: its case names):
+    its own and every other whose section the results folder's RESULTS.md holds for the
+    device (`written_sweeps`)."""
     resolve = quick if args.quick else list
     cases = resolve(sweep_cases(args.sweep, args.device) if args.sweep else parse_cases(args.cases, args.device))
-    sweeps = {
-        name: [c.name for c in resolve(sweep_cases(name, args.device))]
-        for name in (sweeps_including(args.sweep) if args.sweep else [])
-    }
+    names = sweeps_including(args.sweep) if args.sweep else []
+    names += [n for n in written_sweeps(Path(args.out) / "RESULTS.md", args.device) if n in SWEEPS and n not in names]
+    sweeps = {name: [c.name for c in resolve(sweep_cases(name, args.device))] for name in names}
     return cases, sweeps
 
 

@@ -261,6 +261,13 @@ def _run_info(d: dict) -> RunInfo:
     return RunInfo(**{**d, "roofline": roofline})
 
 
+def written_sweeps(path: Path, device: str) -> list[str]:
+    """The sweeps whose sections RESULTS.md at `path` holds for `device`: a run rewrites
+    them too, since the runs' numbers their rows show change as runs drop out."""
+    text = path.read_text() if path.exists() else ""
+    return re.findall(rf"<!-- begin {re.escape(device)} sweep (\S+) -->", text)
+
+
 def write_section(path: Path, key: str, text: str) -> None:
     """Replace the section `key` (a device, or `DEVICE sweep NAME`) of RESULTS.md, or add it."""
     current = path.read_text() if path.exists() else PREAMBLE.format(title=TITLE)

@@ -117,3 +117,20 @@ def test_cards_of_one_kind(monkeypatch: pytest.MonkeyPatch) -> None:
     platform_with("H100", "A100")
     with pytest.raises(SystemExit, match="the cards differ"):
         shards.cards(2)
+
+
+def test_a_run_rewrites_every_written_sweep_section(tmp_path: Path) -> None:
+    """A run rewrites the sections of every sweep RESULTS.md holds for its device, not
+    only its own: a run's rows replace a former run's, whose number then goes to the
+    next, so another sweep's rows would otherwise keep a stale run number. Sections of
+    another device's sweeps and of sweeps no longer known are left alone."""
+    (tmp_path / "RESULTS.md").write_text(
+        "<!-- begin cpu sweep cpu-conv -->\nold\n<!-- end cpu sweep cpu-conv -->\n"
+        "<!-- begin gpu sweep gpu-matmul -->\nold\n<!-- end gpu sweep gpu-matmul -->\n"
+        "<!-- begin cpu sweep gone -->\nold\n<!-- end cpu sweep gone -->\n"
+    )
+    args = parse_args(["--device", "cpu", "--quick", "--sweep", "cpu-matmul", "--out", str(tmp_path)])
+    _, sweeps = selection(args)
+    assert sorted(sweeps) == ["cpu", "cpu-conv", "cpu-matmul"]
+    args = parse_args(["--device", "cpu", "--quick", "--cases", "dot:8", "--out", str(tmp_path)])
+    assert sorted(selection(args)[1]) == ["cpu-conv"]
