@@ -112,7 +112,7 @@ def selection(args: argparse.Namespace) -> tuple[list[Case], dict[str, list[str]
     resolve = quick if args.quick else list
     cases = resolve(sweep_cases(args.sweep, args.device) if args.sweep else parse_cases(args.cases, args.device))
     names = sweeps_including(args.sweep) if args.sweep else []
-    names += [n for n in written_sweeps(Path(args.out) / "RESULTS.md", args.device) if n in SWEEPS and n not in names]
+    names += [n for n in written_sweeps(args.out / "RESULTS.md", args.device) if n in SWEEPS and n not in names]
     sweeps = {name: [c.name for c in resolve(sweep_cases(name, args.device))] for name in names}
     return cases, sweeps
 

@@ -316,8 +316,8 @@ copies 0.437, k 32 in 3 swizzled slots 0.386-0.394; generated, the former defaul
 4 padded slots 0.466, these 0.385. ResNet-50 3 x 3 convolutions at batch 32 in 32 x 128 tiles, k 32 against
 16 in 4 slots (padded): conv3 0.078 -> 0.062 ms, conv4 0.071 -> 0.056, conv5 0.094 ->
 0.078."""
-SHORT_TILE_ROWS = 16
-"""The rows of the GPU default's smallest tiles on tensor cores (`ASYNC_MMA_TILES`)."""
+SHORT_TILE_ROWS = min(t[0] for t in ASYNC_MMA_TILES)
+"""The rows of the GPU default's smallest tiles on tensor cores."""
 FEW_ROWS_K_TILE = 64
 """The local tile along k of the GPU default's tiles of 16 rows on asynchronous copies,
 where the sum has that many products for each of the tile's `stages` slots and they
@@ -389,7 +389,7 @@ def _gpu_mma_tiles(op: ComputeOp, device: DeviceInfo, cfg: Config) -> Config | N
             least = WIDE_BUSY
         fragments = _mma_tile(op, device, cfg, form, kind, *tile) if groups >= least * device.compute_units else None
         if fragments is not None and not violations(op, fragments, device):
-            chosen, busy = _paired(op, device, fragments, form, groups), groups
+            chosen, busy = _paired(op, device, fragments, form, groups, total), groups
             break
     if busy < WIDE_BUSY * device.compute_units:
         return _split(op, device, cfg, form, kind, tiles, total) or chosen
@@ -455,8 +455,8 @@ PAIRED_BUSY = 2.5
 when they take two points of a kept outer dimension each (`_paired`)."""
 
 
-def _paired(op: ComputeOp, device: DeviceInfo, cfg: Config, form: MmaForm, groups: int) -> Config:
-    """`cfg` (of `groups` work-groups) with two points a work-group of the last kept
+def _paired(op: ComputeOp, device: DeviceInfo, cfg: Config, form: MmaForm, groups: int, total: int) -> Config:
+    """`cfg` (of `groups` work-groups, each output a sum of `total` products) with two points a work-group of the last kept
     outer dimension that some input does not read (a convolution's q: both points read
     the same filter tile, which halves its copies per output; not a batch), as many of
     `cfg`'s stages deep as local memory holds (the local tiles of A double), where the
@@ -481,7 +481,7 @@ def _paired(op: ComputeOp, device: DeviceInfo, cfg: Config, form: MmaForm, group
     paired = _deepest(op, device, paired)
     if violations(op, paired, device):
         return cfg
-    fewer = _fewer_warps(op, paired, form)
+    fewer = _fewer_warps(op, paired, form, total)
     return fewer if fewer is not None and not violations(op, fewer, device) else paired
 
 
@@ -493,11 +493,11 @@ WARP_ACCUMULATORS = 128
 64 x 64)."""
 
 
-def _fewer_warps(op: ComputeOp, cfg: Config, form: MmaForm) -> Config | None:
+def _fewer_warps(op: ComputeOp, cfg: Config, form: MmaForm, total: int) -> Config | None:
     """A paired work-group of 4 warps on asynchronous copies (`_paired`, `cfg`) with
     2 instead, each warp twice the rows (32 x 64 outputs a point instead of 32 x 32: 8
     fragment loads for 32 mmas instead of 6 for 16, where local memory's bandwidth
-    limits the loop), for a sum of at least `PAIRED_WARPS_SUM` products and at most
+    limits the loop), for a sum (`total`) of at least `PAIRED_WARPS_SUM` products and at most
     `WARP_ACCUMULATORS` outputs a work-item; None elsewhere. H100, f16, 4 -> 2 warps
     of the 32 x 128 x 2-point tiles, convolutions n x p x p x k x r x r x c: 3 x 3
     (sums of 576-2304) 0.81-1.01x the time, 11 of 12 faster (ResNet-50 conv3 at batch
@@ -506,9 +506,7 @@ def _fewer_warps(op: ComputeOp, cfg: Config, form: MmaForm) -> Config | None:
     (sums of 64-256) 0.69-1.08x, 8 of 11 slower (32 x 56 x 56 x 128 x 1 x 1 x 64
     0.0285 -> 0.0305)."""
     pw = _kinds(op)[1]
-    if cfg.prefetch != 3 or prod(cfg.num_wi) != 4 * WARP or cfg.num_wi[form.i] % 2:
-        return None
-    if prod(op.sizes[d] for d in pw) < PAIRED_WARPS_SUM:
+    if cfg.prefetch != 3 or prod(cfg.num_wi) != 4 * WARP or cfg.num_wi[form.i] % 2 or total < PAIRED_WARPS_SUM:
         return None
     if 2 * prod(n for d, n in enumerate(cfg.pt_size) if d not in pw) > WARP_ACCUMULATORS:
         return None
@@ -560,8 +558,6 @@ def _mma_tile(
         prefetch, stages, pad, swizzle = 3, MMA_STAGES - 1 if form.outer else MMA_STAGES, 0, 1
         if op.sizes[form.k] >= ASYNC_K_TILE:
             lt[form.k] = ASYNC_K_TILE
-        if rows <= SHORT_TILE_ROWS and op.sizes[form.k] >= FEW_ROWS_K_TILE * stages:
-            lt[form.k] = FEW_ROWS_K_TILE
     elif kind == "tf32":
         for b, maps in enumerate(op.input_maps):
             forms = linear_results(maps[0])
@@ -574,15 +570,21 @@ def _mma_tile(
         prefetch=prefetch, lcl_pad=pad, lcl_swizzle=swizzle, mma=kind, stages=stages,
         buf_layout=(tuple(layouts), cfg.buf_layout[1]), loop_order=(order, cfg.loop_order[1]),
     )  # fmt: skip
-    if lt[form.k] == FEW_ROWS_K_TILE and local_bytes(TilePlan(op, tiled)) > device.local_mem:
-        tiled = tiled.with_(lt_size=_at(tiled.lt_size, form.k, ASYNC_K_TILE))
+    if prefetch == 3 and rows <= SHORT_TILE_ROWS and op.sizes[form.k] >= FEW_ROWS_K_TILE * stages:
+        longer = tiled.with_(lt_size=_at(tiled.lt_size, form.k, FEW_ROWS_K_TILE))
+        tiled = longer if _fits(op, device, longer) else tiled
     return _deepest(op, device, tiled)
+
+
+def _fits(op: ComputeOp, device: DeviceInfo, cfg: Config) -> bool:
+    """Whether `cfg`'s local tiles fit the device's local memory."""
+    return local_bytes(TilePlan(op, cfg)) <= device.local_mem
 
 
 def _deepest(op: ComputeOp, device: DeviceInfo, cfg: Config) -> Config:
     """`cfg` with the most of its `stages` (at least 2) whose local tiles fit the
     device's local memory."""
-    while cfg.stages > 2 and local_bytes(TilePlan(op, cfg)) > device.local_mem:
+    while cfg.stages > 2 and not _fits(op, device, cfg):
         cfg = cfg.with_(stages=cfg.stages - 1)
     return cfg
 
