@@ -22,17 +22,18 @@ from xdsl.dialects.builtin import ModuleOp
 
 from mdh_ir.affine import dim_of, linear_results
 from mdh_ir.catalog import CATALOG
-from mdh_ir.device import DeviceInfo
+from mdh_ir.device import PRESETS, DeviceInfo
 from mdh_ir.dialects.lowlevel import ASYNC_ATTR, CopyOp, KernelOp, SlotOp
 from mdh_ir.passes.lower_to_opencl import pipeline
 from mdh_ir.passes.prefetch import LowLevelPrefetch
 from mdh_ir.schedule.constraints import violations
-from mdh_ir.driver import lower
+from mdh_ir.schedule.default_config import default_config
+from mdh_ir.driver import compile_module, lower
 from mdh_ir.runtime import select_device
 from mdh_ir.semantics.reference import find_compute
 from mdh_ir.schedule.tiling import TilePlan
 from mdh_ir.tuning.space import Infeasible, RandomTrial, sample_config
-from tests.lowering_check import TEST_DEVICE, run_and_check
+from tests.lowering_check import TEST_DEVICE, check_outputs, run_and_check
 
 DRAWS = int(os.environ.get("MDH_DRAWS", "30"))
 STENCILS = {"jacobi1d", "jacobi3d", "gaussian"}
@@ -375,3 +376,29 @@ def test_last_group_combine(name: str) -> None:
         check_draw(name, seed, sizes, module, cfg)
     assert kinds == {0, 1, 2} - LAST_GROUP_WITHOUT.get(name, set()), kinds
     assert (True in shared) == (name != "dot"), shared
+
+
+def test_last_group_combine_in_batches() -> None:
+    """The last work-group reads the partial results of several of a work-item's points
+    before it stores the first (`LAST_COMBINE_POINTS`): matmul 75 x 64 x 96 split 3
+    ways, 40 x 32 points a kept work-group (the second along the rows padded past 75)
+    over 32 work-items, 40 points each: a batch of 32, then one of 8 (its other points
+    beyond the group's); the reference's results."""
+    module = CATALOG["matmul"].build(i=75, j=64, k=96)
+    op = find_compute(module)
+    info = DeviceInfo.from_cl(select_device(TEST_DEVICE))
+    cfg = default_config(op, PRESETS["gpu"]).with_(
+        num_wg=(2, 2, 3), num_wi=(4, 8, 1), lt_size=(40, 32, 32), pt_size=(10, 4, 32), wg_combine="last",
+        inp_mem=(("glb", "glb"), ("glb", "glb")), prefetch=0, vector_width=1,
+    )  # fmt: skip
+    assert not violations(op, cfg, info)
+    plan = TilePlan(op, cfg)
+    assert (plan.group_points, plan.wg_size, plan.pw_groups) == (1280, 32, 3)
+    program = compile_module(module, TEST_DEVICE, cfg)
+    assert program.kernel_names() == ["matmul_0"]
+    assert "+= 1024)" in program.source  # 32 work-items x 32 points a step
+    # the loop's bound, and a guard on each point of a batch after its 8th (the last
+    # batch's 8 x 32 points are the group's last 256; a work-item's later ones lie beyond)
+    assert program.source.count("< 1280") == 1 + 24
+    inputs = CATALOG["matmul"].inputs(np.random.default_rng(7), i=75, j=64, k=96)
+    check_outputs(module, inputs, program(*inputs))

@@ -455,10 +455,12 @@ def test_gpu_default_tile_keeps_the_compute_units_busy(kind: str) -> None:
     each reading 16 input elements per partial result: 128 x 4096 x 4096 in 128 x 128
     tiles 4 ways (1024 products each), 256 x 256 x 8192 in 64 x 64 tiles 8 ways;
     not 1024^3 (512 products each would be too few in 128 x 128 tiles, and 64 x 128
-    ones give 128 work-groups unsplit). Fewer than 32 rows take tiles of 16 rows (16-bit
-    kinds; TF32 the FP32 path): 16 x 1000 x 2048 in 16 x 64 tiles split 8 ways (256
-    products each), 20 x 4096 x 4096 in 16 x 128 tiles (two along the rows) split 4
-    ways."""
+    ones give 128 work-groups unsplit). Fewer than 32 rows take tiles of 16 rows
+    (16-bit kinds; TF32 the FP32 path): 16 x 1000 x 2048 in 16 x 64 tiles split 8 ways
+    (256 products each), 20 x 4096 x 4096 in 16 x 128 tiles (two along the rows) split
+    4 ways. The last of a split's work-groups to finish combines their partial results
+    (`LAST_COMBINE_GROUPS`); the FP32 path's split (TF32 16 x 1000 x 2048, 33 ways)
+    keeps its combine kernel."""
     gpu = with_tensor_cores(PRESETS["gpu"])
     for sizes, tile, splits in GPU_DEFAULT_TILES["tf32" if kind == "tf32" else "f16"]:
         cfg = default_config(find_compute(kind_matmul(kind, *sizes)), gpu)
@@ -469,6 +471,7 @@ def test_gpu_default_tile_keeps_the_compute_units_busy(kind: str) -> None:
         elif tile:
             assert (cfg.lt_size[2], cfg.stages, cfg.lcl_swizzle, cfg.lcl_pad) == (16, 2, 0, 8), sizes
         assert not tile or cfg.num_wg[2] == splits, (sizes, cfg.num_wg)
+        assert cfg.wg_combine == ("last" if tile and splits > 1 else "kernel"), sizes
 
 
 @pytest.mark.parametrize("kind", ["f16", "bf16"])

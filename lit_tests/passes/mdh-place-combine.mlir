@@ -21,8 +21,8 @@
 //   after the first (matvec_wg); with wg_combine "last", instead of the second kernel, the
 //   end of the kernel: a barrier on global memory, work-item 0 increments a counter
 //   (zeroed by the host) between two fences, and the work-group that counts last combines
-//   the temporary into the outputs, its work-items taking the elements in turn
-//   (matvec_last); more than 256 partial results of an output are combined in a loop
+//   the temporary into the outputs, its work-items taking the elements in turn, each
+//   reading several elements' partial results before it stores the first (matvec_last); more than 256 partial results of an output are combined in a loop
 //   unrolled 16 times, accumulating in private memory (dot_many); where the last
 //   work-group has at least twice as many work-items as outputs, lanes of them share
 //   each output and meet in a tree in local memory (dot_lanes);
@@ -238,7 +238,9 @@ func.func @matvec_wg(%M: memref<10x12xf32>, %v: memref<12xf32>) -> memref<10xf32
 // matvec_last: k split over 3 work-groups of 2 work-items (on i), combined by the last
 // work-group to finish: it sees 2 (the third) in the counter, shares that through local
 // memory, sets the counter (a zeroed global the program keeps) back to zero for the
-// next launch, and its work-items 0 and 1 take the elements 0, 2, 4, ... and 1, 3, 5, ...
+// next launch, and its work-items 0 and 1 take the elements 0, 2, 4, ... and 1, 3, 5, ...,
+// each reading the partial results of all five before it stores the first
+// (`LAST_COMBINE_POINTS`).
 // CHECK:       "memref.global"() <{sym_name = "matvec_last_0_counters", type = memref<1xi32>, initial_value = dense<0> : tensor<1xi32>
 // CHECK-LABEL: lowlevel.kernel @matvec_last_0(
 // CHECK-SAME:    %{{[0-9]+}}: memref<10xf32>, [[T:%[0-9]+]]: memref<3x10xf32>, [[N:%[0-9]+]]: memref<1xi32>)
@@ -265,12 +267,15 @@ func.func @matvec_wg(%M: memref<10x12xf32>, %v: memref<12xf32>) -> memref<10xf32
 // CHECK-NEXT:    [[GO:%[0-9]+]] = memref.load [[LAST]]{{\[}}[[Z3]]] : memref<1xi1, "lcl">
 // CHECK-NEXT:    scf.if [[GO]] {
 // CHECK-NEXT:      [[TEN:%[0-9]+]] = arith.constant 10 : index
-// CHECK-NEXT:      [[STEP:%[0-9]+]] = arith.constant 2 : index
+// CHECK-NEXT:      [[STEP:%[0-9]+]] = arith.constant 10 : index
 // CHECK-NEXT:      scf.for [[ITEM:%[0-9]+]] = [[WI]] to [[TEN]] step [[STEP]] {
 // CHECK:             memref.load [[T]]{{\[}}%{{[0-9]+}}, [[ITEM]]] : memref<3x10xf32>
 // CHECK:             memref.load [[T]]{{\[}}%{{[0-9]+}}, [[ITEM]]] : memref<3x10xf32>
 // CHECK:             memref.load [[T]]{{\[}}%{{[0-9]+}}, [[ITEM]]] : memref<3x10xf32>
+// CHECK-COUNT-12:    memref.load [[T]]
+// CHECK-NOT:         memref.load
 // CHECK:             memref.store %{{[0-9]+}}, %{{[0-9]+}}{{\[}}[[ITEM]]] : memref<10xf32>
+// CHECK-COUNT-4:     memref.store
 // CHECK-NOT:   lowlevel.kernel @matvec_last_0_combine
 // CHECK-LABEL: func.func @matvec_last(
 // CHECK-NEXT:    %w = memref.alloc() : memref<10xf32>

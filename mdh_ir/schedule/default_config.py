@@ -117,7 +117,7 @@ def default_config(op: ComputeOp, device: DeviceInfo) -> Config:
             return rows
     if device.kind == "gpu":
         cfg = _gpu_config(op, device)
-        cfg = _gpu_mma_tiles(op, device, cfg) or cfg
+        cfg = _last_group_combines(op, device, _gpu_mma_tiles(op, device, cfg) or cfg)
     else:
         kept, pw = _kinds(op)
         candidates = [_tile_accumulator(op, device, _cpu_config(op, device, d)) for d in [*reversed(kept), *pw[-1:]]]
@@ -127,6 +127,37 @@ def default_config(op: ComputeOp, device: DeviceInfo) -> Config:
         return cfg
     cfg = cfg.with_(num_wg=tuple(1 if d in op.stat_dims else g for d, g in enumerate(cfg.num_wg)))
     return cfg if vector_problem(TilePlan(op, cfg)) is None else cfg.with_(vector_width=1)
+
+
+LAST_COMBINE_GROUPS = 8
+"""The most work-groups sharing output elements whose partial results the GPU default on
+tensor cores combines in the last of them to finish (`wg_combine = "last"`) instead of
+a second kernel, whose launch costs more than the combine. H100, same runs, a kernel
+and its combine kernel -> one kernel (ms): f16 16 x 1000 x 2048 split 8 ways 0.0106 ->
+0.0083, bf16 0.0106 -> 0.0084, f16 128 x 4096 x 4096 4 ways 0.0417 -> 0.0364, bf16
+0.0413 -> 0.0367, TF32 0.0763 -> 0.0718, f16 32 x 4096 x 4096 8 ways 0.0216 -> 0.0188,
+64 x 2048 x 2048 4 ways 0.0143 -> 0.0111, ResNet-50's 3 x 3 conv5 at batch 32 2 ways:
+f16 0.0632 -> 0.0535, bf16 0.0634 -> 0.0538, TF32 0.1628 -> 0.1519. Not on the FP32
+paths, where a work-item's share of the combine is larger (up to 256 work-items each
+taking 16 points of 8 partial results) and its registers fewer: of the 23 split FP32
+defaults of the GPU sweeps 15 were faster (matmul 500^3 4 ways 0.0238 -> 0.0201, the
+ResNet-50 1 x 1 convolutions at batch 1 up to 0.0190 -> 0.0135) and 8 slower: 3 x 3
+conv4 at batch 1 0.0343 -> 0.0392 (178 -> 128 registers), conv4 1 x 1 1024 to 256
+0.0160 -> 0.0197 (its combine alone 8.5 us); 17 or 33 ways (the FP32 path of f16 8 x 4096 x
+4096, TF32 16 x 1000 x 2048) 0.0476 -> 0.0523 and 0.0151 -> 0.0156."""
+
+
+def _last_group_combines(op: ComputeOp, device: DeviceInfo, cfg: Config) -> Config:
+    """`cfg` on tensor cores (`mma`) with its work-groups' partial results combined by the
+    last of them to finish where at most `LAST_COMBINE_GROUPS` share each output
+    element, the device's fences order memory across work-groups and the configuration
+    stays legal."""
+    if cfg.mma == "none" or cfg.wg_combine == "last" or not device.fences_across_groups:
+        return cfg
+    if not 1 < TilePlan(op, cfg).pw_groups <= LAST_COMBINE_GROUPS:
+        return cfg
+    last = cfg.with_(wg_combine="last")
+    return cfg if violations(op, last, device) else last
 
 
 ROW_SHARE = 16
