@@ -17,6 +17,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from xdsl.context import Context
 from xdsl.dialects import memref
 from xdsl.dialects.builtin import IndexType, MemRefType, i32
 from xdsl.ir import Block
@@ -28,6 +29,8 @@ from mdh_ir.device import PRESETS
 from mdh_ir.dialects.lowlevel import LCL, PRV, AsyncWaitOp, CpAsyncOp, KernelOp, LdMatrixOp, LoadWidenedOp, MmaOp, memory_space
 from mdh_ir.driver.compiler import configure, lower_configured
 from mdh_ir.emit_opencl import opencl_source
+from mdh_ir.passes.lower_to_opencl import lowering
+from mdh_ir.passes.mma import MDHMma
 from mdh_ir.runtime import device_info, select_device
 from mdh_ir.runtime.program import Program
 from mdh_ir.schedule.constraints import violations
@@ -113,6 +116,17 @@ def run_emulated(module, cfg, inputs):
     return emulated(module, cfg)(*inputs)
 
 
+def emulated_whole_tiles(module, cfg) -> Program:
+    """`emulated`, but with whole local tiles along a padded k in a branch of their own
+    (`MDHMma.whole_tiles`, as on a device with tensor cores)."""
+    device = select_device(TEST_DEVICE)
+    info = device_info(device)
+    lowered, _ = configure(module, with_tensor_cores(info), cfg)
+    for p in lowering(info.kind, info.tensor_cores, info.tf32_conversion, info.async_copies):
+        (MDHMma(whole_tiles=True) if isinstance(p, MDHMma) else p).apply(Context(), lowered)
+    return Program(lowered, opencl_source(lowered), device)
+
+
 SIZES = [(16, 8, 8), (33, 17, 9), (128, 128, 64), (37, 29, 23), (31, 64, 17)]
 SIZES_16 = [(32, 16, 16), (33, 17, 19), (128, 64, 64), (37, 29, 47), (31, 64, 33)]
 """Sizes for the 16-bit kinds, whose fragments take 16 along k."""
@@ -147,6 +161,35 @@ def test_random_16_bit_mma_configurations(kind: str, sizes, transposed: bool) ->
     """f16 and bf16 fragments (m16n8k16, two elements a register) at awkward sizes: k
     of 19, 47 and 33 pads the last fragment step."""
     check_random_configurations(kind, sizes, transposed, 1000 + 100 * SIZES_16.index(sizes))
+
+
+@pytest.mark.skipif(
+    TEST_DEVICE == "cpu",
+    reason="PoCL 3.1 miscompiles the emulated fragments' barriers inside the two branches "
+    "(MDHMma.whole_tiles; the lowering keeps them apart only on tensor cores): "
+    "test_oclgrind runs this test on Oclgrind",
+)
+@pytest.mark.parametrize("kind", ["tf32", "f16"])
+def test_whole_k_tiles_in_a_branch_of_their_own(kind: str) -> None:
+    """Where k's local tiles are padded, the fragments of whole tiles compute without
+    masks and those of the partial one with them (`MDHMma.whole_tiles`): random
+    configurations with a padded k at awkward sizes give the reference's results."""
+    sizes = (33, 17, 23) if kind == "tf32" else (37, 29, 47)
+    module = kind_matmul(kind, *sizes, transposed=kind == "tf32")
+    op = find_compute(module)
+    info = with_tensor_cores(device_info(TEST_DEVICE))
+    rng = np.random.default_rng(7)
+    drawn = 0
+    while drawn < 2:
+        cfg = mma_config(op, info, rng)
+        k = MmaForm.of(op).k
+        if not TilePlan(op, cfg).padded(k) or cfg.lt_size[k] % cfg.pt_size[k]:
+            continue
+        drawn += 1
+        program = emulated_whole_tiles(module, cfg)
+        assert "^ true" in program.source  # the partial tile's branch
+        inputs = random_inputs(op, rng)
+        check_outputs(module, inputs, program(*inputs))
 
 
 OUTER_FORMS = {
@@ -406,7 +449,8 @@ def test_mma_drawn_only_with_tensor_cores_and_its_inputs(kind: str) -> None:
 def test_gpu_default_computes_tf32_on_fragments(sizes) -> None:
     """On a GPU with tensor cores (here of 4 compute units, which these sizes keep busy)
     the default configuration of a TF32 matrix product takes the fragments (whole and
-    partial work-group tiles; k of 264 and 280: padded local tiles of 16), its copies
+    partial work-group tiles; k of 264 and 280: padded local tiles of 16, each mma
+    twice, for whole local tiles and for the partial one), its copies
     round the inputs once, A keeps its layout (k last) in local memory, where
     `ldmatrix` loads its fragments, and its results match the reference; the same
     product in IEEE precision keeps FP32 FMAs."""
@@ -419,7 +463,8 @@ def test_gpu_default_computes_tf32_on_fragments(sizes) -> None:
     configured, _ = configure(module, gpu, cfg)
     lowered = lower_configured(configured, gpu)
     warp_frags = (cfg.lt_size[0] * cfg.lt_size[1]) // (cfg.num_wi[0] * cfg.num_wi[1] // 32) // (16 * 8)
-    assert sum(isinstance(o, MmaOp) for o in lowered.walk()) == warp_frags
+    # twice: whole local tiles along k without masks, the partial one with them
+    assert sum(isinstance(o, MmaOp) for o in lowered.walk()) == 2 * warp_frags
     assert cfg.buf_layout[0][0] == (0, 1) and any(isinstance(o, LdMatrixOp) for o in lowered.walk())
     inputs = random_inputs(op, np.random.default_rng(sum(sizes)))
     check_outputs(module, inputs, run_emulated(module, cfg, inputs))
@@ -595,8 +640,8 @@ def test_ldmatrix_loads_fragments(kind: str, trans: bool) -> None:
     kinds, the fragment's rows (A as [k][i], B as [k][j], `trans`) are loaded by
     `ldmatrix`: two x4 for A's two fragments, one x4 for B's two, in partial
     work-group tiles (37 x 29: the last rows clamped inside the copy) and a padded
-    local tile along k (23, 47: its elements beyond the tile dropped); the results
-    match the reference."""
+    local tile along k (23, 47: its elements beyond the tile dropped, in the partial
+    local tile's computation); the results match the reference."""
     k = 23 if kind == "tf32" else 47
     module = kind_matmul(kind, 37, 29, k, transposed=not trans)
     op = find_compute(module)
@@ -613,7 +658,8 @@ def test_ldmatrix_loads_fragments(kind: str, trans: bool) -> None:
     loads = [o for o in lower_configured(configured, info).walk() if isinstance(o, LdMatrixOp)]
     sources = sorted((o.source.type.get_shape(), o.trans is not None, len(o.d)) for o in loads)
     a_shape, b_shape = ((16, 40), (16, 24)) if trans else ((32, 24), (16, 24))
-    assert sources == sorted([(a_shape, trans, 4)] * 2 + [(b_shape, trans, 4)]), sources
+    # twice: for the whole local tiles along k and for the partial one (`whole_tiles`)
+    assert sources == sorted(([(a_shape, trans, 4)] * 2 + [(b_shape, trans, 4)]) * 2), sources
     inputs = random_inputs(op, np.random.default_rng(k))
     check_outputs(module, inputs, run_emulated(module, cfg, inputs))
 

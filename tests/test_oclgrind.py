@@ -232,6 +232,23 @@ def test_prefetch_under_oclgrind(tmp: Path) -> None:
         assert report not in r.stdout + r.stderr, (r.stdout + r.stderr)[-4000:]
 
 
+def test_whole_k_tiles_under_oclgrind(tmp: Path) -> None:
+    """Fragments of whole local tiles along a padded k in a branch of their own
+    (`test_mma.py::test_whole_k_tiles_in_a_branch_of_their_own`, which PoCL 3.1
+    miscompiles) give the reference result on Oclgrind, and its race and bounds
+    checkers find nothing."""
+    env = dict(oclgrind_env(tmp, "as-built"), MDH_TEST_DEVICE="Oclgrind")
+    r = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider",
+         "tests/test_mma.py", "-k", "test_whole_k_tiles_in_a_branch_of_their_own"],
+        capture_output=True, text=True, env=env, cwd=ROOT, timeout=600,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-4000:]
+    assert "2 passed" in r.stdout, r.stdout[-2000:]
+    for report in ("data race", "Invalid read", "Invalid write"):
+        assert report not in r.stdout + r.stderr, (r.stdout + r.stderr)[-4000:]
+
+
 def test_reports_are_attributed_to_their_case() -> None:
     stderr = f"{MARK}a: cfg\n{MARK}b: cfg\nOclgrind - Read-write data race\n{MARK}c: cfg\n"
     assert reports(stderr) == [("b: cfg", "Oclgrind - Read-write data race")]

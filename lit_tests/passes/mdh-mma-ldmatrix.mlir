@@ -10,7 +10,8 @@
 // l mod 8 of matrix q = l / 8, at row 8 (q mod 2) and k 8 (q / 2) of the fragment).
 // B's copy holds k along its first axis: `ldmatrix trans` loads both B fragments (8
 // columns each) at once, matrix q at column 8 (q / 2) and k 8 (q mod 2), lane l giving
-// the row (k) l mod 8. Each register then drops the elements beyond the local tile
+// the row (k) l mod 8. In the partial local tile (`scf.if` on its size; the whole one
+// computes without masks) each register then drops the elements beyond the local tile
 // along k: `andi` with a mask whose low (high) 16 bits are ones where its lower (upper)
 // k, k0 + 2t (+ 8) (+ 1), lies inside it.
 
@@ -36,6 +37,15 @@ func.func @mm(%A: memref<32x24xf16>, %B: memref<24x16xf16>) -> memref<32x16xf32>
 // CHECK-NEXT:      ^bb0(%{{.*}}: index, %[[K0:.*]]: index, %[[KSIZE:.*]]: index):
 // CHECK:           lowlevel.copy {{.*}} : memref<32x24xf16> -> memref<32x24xf16, "lcl">
 // CHECK-NEXT:      lowlevel.copy {{.*}} : memref<24x16xf16> -> memref<16x24xf16, "lcl">
+// CHECK:           %[[WHOLE:.*]] = arith.cmpi eq, %[[KSIZE]], %{{.*}} : index
+// CHECK-NEXT:      scf.if %[[WHOLE]] {
+// CHECK-NOT:         arith.andi
+// CHECK:             lowlevel.ldmatrix %{{.*}} : memref<32x24xf16, "lcl"> -> i32, i32, i32, i32
+// CHECK-NOT:         arith.andi
+// CHECK-COUNT-4:     lowlevel.mma "f16"
+// CHECK-NOT:         arith.andi
+// CHECK:           %[[PARTIAL:.*]] = arith.xori %[[WHOLE]], %{{.*}} : i1
+// CHECK-NEXT:      scf.if %[[PARTIAL]] {
 // CHECK:           %[[KLO:.*]] = arith.addi %[[K0]], %{{.*}} : index
 // CHECK:           %[[KHI:.*]] = arith.addi %[[K0]], %{{.*}} : index
 // CHECK:           %[[END:.*]] = arith.addi %[[K0]], %[[KSIZE]] : index

@@ -65,7 +65,7 @@ def lowering(
         MDHAssignASM(),
         MDHPromoteMemory(),
         MDHPlaceCombine(),
-        MDHMma(),
+        MDHMma(whole_tiles=tensor_cores),
         MDHVectorize(flush=device == "cpu"),
         MDHKeepRows(),
         LowLevelPrefetch(),
