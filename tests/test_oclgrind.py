@@ -220,16 +220,7 @@ def test_prefetch_under_oclgrind(tmp: Path) -> None:
     not show: a mutant that keeps every step in slot 0 passes there and fails here
     (wrong results and read-write races on local memory); nor does a read past the
     end of a buffer."""
-    env = dict(oclgrind_env(tmp, "as-built"), MDH_TEST_DEVICE="Oclgrind")
-    r = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider",
-         "tests/test_lowering_random.py", "-k", "test_prefetch or test_inside_copies"],
-        capture_output=True, text=True, env=env, cwd=ROOT, timeout=600,
-    )  # fmt: skip
-    assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-4000:]
-    assert "12 passed" in r.stdout, r.stdout[-2000:]
-    for report in ("data race", "Invalid read", "Invalid write"):
-        assert report not in r.stdout + r.stderr, (r.stdout + r.stderr)[-4000:]
+    run_tests_on_oclgrind(tmp, "tests/test_lowering_random.py", "test_prefetch or test_inside_copies", 12)
 
 
 def test_whole_k_tiles_under_oclgrind(tmp: Path) -> None:
@@ -237,14 +228,20 @@ def test_whole_k_tiles_under_oclgrind(tmp: Path) -> None:
     (`test_mma.py::test_whole_k_tiles_in_a_branch_of_their_own`, which PoCL 3.1
     miscompiles) give the reference result on Oclgrind, and its race and bounds
     checkers find nothing."""
+    run_tests_on_oclgrind(tmp, "tests/test_mma.py", "test_whole_k_tiles_in_a_branch_of_their_own", 2)
+
+
+def run_tests_on_oclgrind(tmp: Path, path: str, selected: str, count: int) -> None:
+    """The tests of `path` that `selected` (pytest's -k) names, run with Oclgrind as the
+    test device: `count` of them pass, and its race and bounds checkers report
+    nothing."""
     env = dict(oclgrind_env(tmp, "as-built"), MDH_TEST_DEVICE="Oclgrind")
     r = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider",
-         "tests/test_mma.py", "-k", "test_whole_k_tiles_in_a_branch_of_their_own"],
+        [sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider", path, "-k", selected],
         capture_output=True, text=True, env=env, cwd=ROOT, timeout=600,
     )  # fmt: skip
     assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-4000:]
-    assert "2 passed" in r.stdout, r.stdout[-2000:]
+    assert f"{count} passed" in r.stdout, r.stdout[-2000:]
     for report in ("data race", "Invalid read", "Invalid write"):
         assert report not in r.stdout + r.stderr, (r.stdout + r.stderr)[-4000:]
 
