@@ -165,9 +165,9 @@ def test_random_16_bit_mma_configurations(kind: str, sizes, transposed: bool) ->
 
 @pytest.mark.skipif(
     TEST_DEVICE == "cpu",
-    reason="PoCL 3.1 miscompiles the emulated fragments' barriers inside the two branches "
-    "(MDHMma.whole_tiles; the lowering keeps them apart only on tensor cores): "
-    "test_oclgrind runs this test on Oclgrind",
+    reason="a form the lowering never gives PoCL (MDHMma.whole_tiles is on only with tensor "
+    "cores): PoCL 3.1 miscompiles its emulated barriers inside the two branches; "
+    "test_oclgrind runs this test on Oclgrind, and it runs on GPUs",
 )
 @pytest.mark.parametrize("kind", ["tf32", "f16"])
 def test_whole_k_tiles_in_a_branch_of_their_own(kind: str) -> None:
@@ -504,7 +504,7 @@ def test_gpu_default_tile_keeps_the_compute_units_busy(kind: str) -> None:
     (16-bit kinds; TF32 the FP32 path): 16 x 1000 x 2048 in 16 x 64 tiles split 8 ways
     (256 products each), 20 x 4096 x 4096 in 16 x 128 tiles (two along the rows) split
     4 ways. The last of a split's work-groups to finish combines their partial results
-    (`LAST_COMBINE_GROUPS`); the FP32 path's split (TF32 16 x 1000 x 2048, 33 ways)
+    (`_split`); the FP32 path's split (TF32 16 x 1000 x 2048, 33 ways)
     keeps its combine kernel."""
     gpu = with_tensor_cores(PRESETS["gpu"])
     for sizes, tile, splits in GPU_DEFAULT_TILES["tf32" if kind == "tf32" else "f16"]:

@@ -607,10 +607,11 @@ class Placement:
             item, inside = self.group_item(body, position)
             if rest and (u + 1) * size > rest:  # past the group's points in the last step
                 inside = [body.cmp("slt", position, plan.group_points), *inside]
-            read = body.select(body.all_of(inside), item, body.const(0)) if inside else item
-            points.append((item, inside, self.reduce_partials(body, read, temps)))
-        for item, inside, values in points:
-            store = body.if_(body.all_of(inside)) if inside else body
+            valid = body.all_of(inside) if inside else None
+            read = item if valid is None else body.select(valid, item, body.const(0))
+            points.append((item, valid, self.reduce_partials(body, read, temps)))
+        for item, valid, values in points:
+            store = body if valid is None else body.if_(valid)
             assert store is not None
             self.store_outputs(store, item, values, self.outputs, self.epilogue_inputs)
 

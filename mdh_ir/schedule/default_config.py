@@ -117,7 +117,7 @@ def default_config(op: ComputeOp, device: DeviceInfo) -> Config:
             return rows
     if device.kind == "gpu":
         cfg = _gpu_config(op, device)
-        cfg = _last_group_combines(op, device, _gpu_mma_tiles(op, device, cfg) or cfg)
+        cfg = _gpu_mma_tiles(op, device, cfg) or cfg
     else:
         kept, pw = _kinds(op)
         candidates = [_tile_accumulator(op, device, _cpu_config(op, device, d)) for d in [*reversed(kept), *pw[-1:]]]
@@ -127,37 +127,6 @@ def default_config(op: ComputeOp, device: DeviceInfo) -> Config:
         return cfg
     cfg = cfg.with_(num_wg=tuple(1 if d in op.stat_dims else g for d, g in enumerate(cfg.num_wg)))
     return cfg if vector_problem(TilePlan(op, cfg)) is None else cfg.with_(vector_width=1)
-
-
-LAST_COMBINE_GROUPS = 8
-"""The most work-groups sharing output elements whose partial results the GPU default on
-tensor cores combines in the last of them to finish (`wg_combine = "last"`) instead of
-a second kernel, whose launch costs more than the combine. H100, same runs, a kernel
-and its combine kernel -> one kernel (ms): f16 16 x 1000 x 2048 split 8 ways 0.0106 ->
-0.0083, bf16 0.0106 -> 0.0084, f16 128 x 4096 x 4096 4 ways 0.0417 -> 0.0364, bf16
-0.0413 -> 0.0367, TF32 0.0763 -> 0.0718, f16 32 x 4096 x 4096 8 ways 0.0216 -> 0.0188,
-64 x 2048 x 2048 4 ways 0.0143 -> 0.0111, ResNet-50's 3 x 3 conv5 at batch 32 2 ways:
-f16 0.0632 -> 0.0535, bf16 0.0634 -> 0.0538, TF32 0.1628 -> 0.1519. Not on the FP32
-paths, where a work-item's share of the combine is larger (up to 256 work-items each
-taking 16 points of 8 partial results) and its registers fewer: of the 23 split FP32
-defaults of the GPU sweeps 15 were faster (matmul 500^3 4 ways 0.0238 -> 0.0201, the
-ResNet-50 1 x 1 convolutions at batch 1 up to 0.0190 -> 0.0135) and 8 slower: 3 x 3
-conv4 at batch 1 0.0343 -> 0.0392 (178 -> 128 registers), conv4 1 x 1 1024 to 256
-0.0160 -> 0.0197 (its combine alone 8.5 us); 17 or 33 ways (the FP32 path of f16 8 x 4096 x
-4096, TF32 16 x 1000 x 2048) 0.0476 -> 0.0523 and 0.0151 -> 0.0156."""
-
-
-def _last_group_combines(op: ComputeOp, device: DeviceInfo, cfg: Config) -> Config:
-    """`cfg` on tensor cores (`mma`) with its work-groups' partial results combined by the
-    last of them to finish where at most `LAST_COMBINE_GROUPS` share each output
-    element, the device's fences order memory across work-groups and the configuration
-    stays legal."""
-    if cfg.mma == "none" or cfg.wg_combine == "last" or not device.fences_across_groups:
-        return cfg
-    if not 1 < TilePlan(op, cfg).pw_groups <= LAST_COMBINE_GROUPS:
-        return cfg
-    last = cfg.with_(wg_combine="last")
-    return cfg if violations(op, last, device) else last
 
 
 ROW_SHARE = 16
@@ -452,11 +421,27 @@ def _split(
     compute unit (in a tile whose work-groups do not already), at most `MOST_SPLITS`,
     each reading `SPLIT_INPUT_SHARE` input elements per partial result, in the
     largest of `tiles` (tile, work-groups) whose work-groups then keep `MMA_BUSY` of the
-    compute units busy (their partial results combined by a second kernel); None where
-    none does.
+    compute units busy; None where none does.
     H100, 128 x 4096 x 4096: f16 (64 x 64 tiles, 128 work-groups) 0.058 -> 0.046 ms in
     128 x 128 tiles split 4 ways; TF32 (FP32 path) 0.115 -> 0.076; ResNet-50's 3 x 3
-    conv5 at batch 32 (196 work-groups of 32 x 128) 0.0755 -> 0.0709 split 2 ways."""
+    conv5 at batch 32 (196 work-groups of 32 x 128) 0.0755 -> 0.0709 split 2 ways.
+
+    The last of a split's work-groups to finish combines their partial results
+    (`wg_combine = "last"`), where the device's fences order memory across
+    work-groups, instead of a second kernel, whose launch costs more than the combine.
+    H100, same runs, a kernel and its combine kernel -> one kernel (ms): f16 16 x 1000 x
+    2048 split 8 ways 0.0106 -> 0.0083, bf16 0.0106 -> 0.0084, f16 128 x 4096 x 4096 4
+    ways 0.0417 -> 0.0364, bf16 0.0413 -> 0.0367, TF32 0.0763 -> 0.0718, f16 32 x 4096 x
+    4096 8 ways 0.0216 -> 0.0188, 64 x 2048 x 2048 4 ways 0.0143 -> 0.0111, ResNet-50's
+    3 x 3 conv5 at batch 32 2 ways: f16 0.0632 -> 0.0535, bf16 0.0634 -> 0.0538, TF32
+    0.1628 -> 0.1519. Not for the FP32 paths' splits (`_assemble`, `_side_and_split`),
+    where a work-item's share of the combine is larger (up to 256 work-items each taking
+    16 points of 8 partial results) and its registers fewer: of the 23 split FP32
+    defaults of the GPU sweeps 15 were faster (matmul 500^3 4 ways 0.0238 -> 0.0201, the
+    ResNet-50 1 x 1 convolutions at batch 1 up to 0.0190 -> 0.0135) and 8 slower: 3 x 3
+    conv4 at batch 1 0.0343 -> 0.0392 (178 -> 128 registers), conv4 1 x 1 1024 to 256
+    0.0160 -> 0.0197 (its combine alone 8.5 us); 17 or 33 ways (the FP32 path of f16 8 x
+    4096 x 4096, TF32 16 x 1000 x 2048) 0.0476 -> 0.0523 and 0.0151 -> 0.0156."""
     for tile, groups in tiles:
         if groups >= WIDE_BUSY * device.compute_units:
             continue
@@ -469,6 +454,9 @@ def _split(
             continue
         fragments = _mma_tile(op, device, cfg, form, kind, *tile)
         split = _with_groups(fragments, _at(fragments.num_wg, form.k, splits))
+        last = split.with_(wg_combine="last")
+        if device.fences_across_groups and not violations(op, last, device):
+            return last
         if not violations(op, split, device):
             return split
     return None
@@ -487,11 +475,12 @@ when they take two points of a kept outer dimension each (`_paired`)."""
 
 
 def _paired(op: ComputeOp, device: DeviceInfo, cfg: Config, form: MmaForm, groups: int, total: int) -> Config:
-    """`cfg` (of `groups` work-groups, each output a sum of `total` products) with two points a work-group of the last kept
-    outer dimension that some input does not read (a convolution's q: both points read
-    the same filter tile, which halves its copies per output; not a batch), as many of
-    `cfg`'s stages deep as local memory holds (the local tiles of A double), where the
-    work-groups still give `PAIRED_BUSY` a compute unit and it is legal. H100, f16,
+    """`cfg` (of `groups` work-groups, each output a sum of `total` products) with two
+    points a work-group of the last kept outer dimension that some input does not read
+    (a convolution's q: both points read the same filter tile, which halves its copies
+    per output; not a batch), as many of `cfg`'s stages deep as local memory holds (the
+    local tiles of A double), where the work-groups still give `PAIRED_BUSY` a compute
+    unit and it is legal. H100, f16,
     ResNet-50 convolutions at batch 32, single -> paired (2 stages): 3 x 3 conv2 0.076
     -> 0.068 ms, conv3 0.062 -> 0.049, conv3 stride 2 0.063 -> 0.054; 1 x 1 conv3 128 to
     512 0.056 -> 0.047, conv4 256 to 1024 0.044 -> 0.037, conv5 512 to 2048 0.042 ->
