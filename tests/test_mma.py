@@ -472,7 +472,8 @@ def test_gpu_default_computes_tf32_on_fragments(sizes) -> None:
 
 GPU_DEFAULT_TILES = {
     "tf32": [((4096,) * 3, (128, 128), 1), ((2000,) * 3, (128, 128), 1), ((1000,) * 3, (64, 128), 1),
-             ((128, 4096, 4096), (128, 128), 4), ((768,) * 3, None, 1), ((16, 1000, 2048), None, 1)],
+             ((128, 4096, 4096), (128, 128), 4), ((768,) * 3, None, 1), ((16, 1000, 2048), (16, 64), 16),
+             ((20, 8192, 1024), (16, 64), 4), ((16, 512, 512), None, 1)],
     "f16": [((4096,) * 3, (128, 128), 1), ((2000,) * 3, (128, 128), 1), ((1536,) * 3, (64, 128), 1),
             ((1024,) * 3, (64, 128), 1), ((1000,) * 3, (64, 128), 1), ((128, 4096, 4096), (128, 128), 4),
             ((256, 256, 8192), (64, 64), 8), ((768,) * 3, (64, 64), 1), ((384,) * 3, (64, 64), 1),
@@ -487,7 +488,8 @@ def test_gpu_default_tile_keeps_the_compute_units_busy(kind: str) -> None:
     """The GPU default on tensor cores takes the largest work-group tile whose
     work-groups keep 3/4 of the compute units busy (132 here). TF32: 128 x 128 at
     4096^3 and 2000^3 (256 work-groups), 64 x 128 at 1000^3 (128 of them); at
-    128 x 4096 x 4096 and 768^3 no tile does, and the FP32 path computes it. f16 / bf16
+    768^3 no tile does, and the FP32 path computes it (128 x 4096 x 4096: see the split
+    below). f16 / bf16
     (asynchronous copies): 128 x 128 where it gives 1.5 work-groups a compute unit
     (2000^3: 256; not 1536^3: 144), else 64 x 128, or 64 x 64 down to 1/8 of the
     compute units (768^3: 144 work-groups, 384^3: 36), below that (256^3: 16) FP32;
@@ -500,12 +502,13 @@ def test_gpu_default_tile_keeps_the_compute_units_busy(kind: str) -> None:
     each reading 16 input elements per partial result: 128 x 4096 x 4096 in 128 x 128
     tiles 4 ways (1024 products each), 256 x 256 x 8192 in 64 x 64 tiles 8 ways;
     not 1024^3 (512 products each would be too few in 128 x 128 tiles, and 64 x 128
-    ones give 128 work-groups unsplit). Fewer than 32 rows take tiles of 16 rows
-    (16-bit kinds; TF32 the FP32 path): 16 x 1000 x 2048 in 16 x 64 tiles split 8 ways
-    (256 products each), 20 x 4096 x 4096 in 16 x 128 tiles (two along the rows) split
-    4 ways. The last of a split's work-groups to finish combines their partial results
-    (`_split`); the FP32 path's split (TF32 16 x 1000 x 2048, 33 ways)
-    keeps its combine kernel."""
+    ones give 128 work-groups unsplit). Fewer than 32 rows take tiles of 16 rows:
+    16-bit kinds 16 x 1000 x 2048 in 16 x 64 tiles split 8 ways (256 products each),
+    20 x 4096 x 4096 in 16 x 128 tiles (two along the rows) split 4 ways; TF32 in 16 x 64
+    tiles of one warp, split until they give 4 work-groups a compute unit, each summing
+    at least 128 products: 16 x 1000 x 2048 16 ways, 20 x 8192 x 1024 (256 work-groups
+    unsplit) 4 ways; 16 x 512 x 512 (8 tiles, 4 ways at most) the FP32 path. The last
+    of a split's work-groups to finish combines their partial results (`_split`)."""
     gpu = with_tensor_cores(PRESETS["gpu"])
     for sizes, tile, splits in GPU_DEFAULT_TILES["tf32" if kind == "tf32" else "f16"]:
         cfg = default_config(find_compute(kind_matmul(kind, *sizes)), gpu)
@@ -519,14 +522,16 @@ def test_gpu_default_tile_keeps_the_compute_units_busy(kind: str) -> None:
         assert cfg.wg_combine == ("last" if tile and splits > 1 else "kernel"), sizes
 
 
-@pytest.mark.parametrize("kind", ["f16", "bf16"])
+@pytest.mark.parametrize("kind", ["f16", "bf16", "tf32"])
 def test_gpu_default_of_few_rows_matches_the_reference(kind: str) -> None:
-    """The GPU default of 20 rows (4 compute units): tiles of 16 rows, two along the
-    rows (the second padded), the sum split over work-groups; the reference's results."""
+    """The GPU default of 20 rows (4 compute units): tiles of 16 rows (16 x 64 for TF32),
+    two along the rows (the second padded), the sum split over work-groups; the
+    reference's results."""
     module = kind_matmul(kind, 20, 200, 1032)
     gpu = replace(with_tensor_cores(PRESETS["gpu"]), compute_units=4)
     cfg = default_config(find_compute(module), gpu)
-    assert (cfg.mma, cfg.lt_size[:2], cfg.num_wg[0]) == (kind, (16, 128), 2) and cfg.num_wg[2] > 1, cfg
+    tile = (16, 64) if kind == "tf32" else (16, 128)
+    assert (cfg.mma, cfg.lt_size[:2], cfg.num_wg[0]) == (kind, tile, 2) and cfg.num_wg[2] > 1, cfg
     inputs = random_inputs(find_compute(module), np.random.default_rng(5))
     check_outputs(module, inputs, run_emulated(module, cfg, inputs))
 

@@ -237,17 +237,18 @@ def _gpu_config(op: ComputeOp, device: DeviceInfo) -> Config:
     return _assemble(op, device, num_wi, pt, tuple(range(rank)), busy=busy)
 
 
-MMA_TILES = ((128, 128, 16, 8), (64, 128, 8, 16), (128, 64, 16, 8), (32, 128, 4, 32), (32, 64, 4, 16))
+MMA_TILES = (
+    (128, 128, 16, 8), (64, 128, 8, 16), (128, 64, 16, 8), (32, 128, 4, 32), (32, 64, 4, 16), (16, 64, 2, 16),
+)
 """The work-group tiles of the GPU default on tensor cores, largest first: rows, columns,
 and the work-items along each (8 x 8 or 8 x 16 outputs each, so 16 x 8 work-items are 4
 warps of 64 x 64 outputs, 8 x 16 are 4 warps of 32 x 64); 32 x 128 (or 32 x 64) where
 the rows are fewer than 64 (H100, TF32, ResNet-50 3 x 3 convolutions at batch 32
-against the FP32 path: conv3 0.294 -> 0.176 ms, conv5 0.370 -> 0.204). H100, TF32,
-128 x 128 against the former 128 x 256 (8 warps of 64 x 64, 233 registers): 4096^3
-1.156 -> 1.096 ms, 3000^3 0.656 -> 0.567, 2000^3 0.156 -> 0.147. No tiles of 16 rows
-(`ASYNC_MMA_TILES` has them): H100, TF32 16 x 1000 x 2048 in 16 x 64 tiles split 8
-ways against the FP32 path 0.0153 / 0.0151 ms (warm caches), 0.0195 / 0.0175 (the
-harness, flushed caches); 16 x 4096 x 4096 0.0395 / 0.0500."""
+against the FP32 path: conv3 0.294 -> 0.176 ms, conv5 0.370 -> 0.204), 16 x 64 (one
+warp) where they are fewer than 32, its sum split over several work-groups a compute
+unit (`_split`, `ONE_WARP_BUSY`). H100, TF32, 128 x 128 against the former 128 x 256
+(8 warps of 64 x 64, 233 registers): 4096^3 1.156 -> 1.096 ms, 3000^3 0.656 -> 0.567,
+2000^3 0.156 -> 0.147."""
 FEW_ROWS = 64
 """The GPU default takes a tile of `MMA_TILES` or `ASYNC_MMA_TILES` with fewer rows
 than this only where the rows are fewer than twice the tile's (a convolution's batch of
@@ -380,7 +381,7 @@ def _gpu_mma_tiles(op: ComputeOp, device: DeviceInfo, cfg: Config) -> Config | N
         for t in (ASYNC_MMA_TILES if pipelined else MMA_TILES)
         if t[0] <= rows and (t[0] >= FEW_ROWS or rows < 2 * t[0]) and t[1] <= cols
     ]
-    chosen, busy = None, 0
+    chosen, busy = None, 0.0
     for tile, groups in tiles:
         least = MMA_BUSY
         if pipelined and tile in FEW_BUSY_TILES:
@@ -389,10 +390,10 @@ def _gpu_mma_tiles(op: ComputeOp, device: DeviceInfo, cfg: Config) -> Config | N
             least = WIDE_BUSY
         fragments = _mma_tile(op, device, cfg, form, kind, *tile) if groups >= least * device.compute_units else None
         if fragments is not None and not violations(op, fragments, device):
-            chosen, busy = _paired(op, device, fragments, form, groups, total), groups
+            chosen, busy = _paired(op, device, fragments, form, groups, total), groups / _split_busy(tile, pipelined)
             break
-    if busy < WIDE_BUSY * device.compute_units:
-        return _split(op, device, cfg, form, kind, tiles, total) or chosen
+    if busy < device.compute_units:
+        return _split(op, device, cfg, form, kind, tiles, total, pipelined) or chosen
     return chosen
 
 
@@ -409,17 +410,37 @@ unsplit 0.0365, 2 ways (500) 0.0493; 1024^3 unsplit 0.0340, in 128 x 128 tiles 2
 -> 0.0206), TF32 32 x 4096 x 4096 0.0562 -> 0.0429; f16 32 x 4096 x 4096 (8 ways
 instead of 4) 0.0204 -> 0.0218."""
 MOST_SPLITS = 8
-"""The most work-groups the GPU default on tensor cores splits a sum over."""
+"""The most work-groups the GPU default on tensor cores splits a sum over (`ONE_WARP_SPLITS`
+for work-groups of one warp without asynchronous copies)."""
+ONE_WARP_BUSY = 4
+"""The work-groups a compute unit that the GPU default's split of a sum in work-groups of
+one warp without asynchronous copies (TF32's 16 x 64 tiles: the next local tile loaded
+through registers, a step of 16 along k) gives at least, where each still sums
+`ONE_WARP_SUM` products: one such work-group cannot hide its loads' latency alone.
+H100, from flushed caches, TF32 in 16 x 64 tiles split 8 / 16 / 32 ways (ms; the
+FP32 path's default first): 16 x 1000 x 2048 0.0175: 0.0179 / **0.0150** / 0.0173;
+16 x 4096 x 4096 0.0497: 0.0368 / **0.0342** / 0.0458; 24 x 4096 x 4096 0.0616:
+**0.0395** / 0.0528 / 0.0692; 16 x 8192 x 1024 0.0294: **0.0206** / 0.0268 / 0.0344;
+20 x 1000 x 2048 0.0257: 0.0176 / **0.0151** / 0.0186; 16 x 1000 x 8192 0.0712: 0.0507 /
+0.0324 / **0.0281** (in bold this rule's choice)."""
+ONE_WARP_SUM = 128
+"""The fewest products a work-group of one warp sums where the GPU default splits its
+sum (`ONE_WARP_BUSY`)."""
+ONE_WARP_SPLITS = 32
+"""The most work-groups the GPU default splits the sum of work-groups of one warp over
+(`ONE_WARP_BUSY`)."""
 
 
 def _split(
-    op: ComputeOp, device: DeviceInfo, cfg: Config, form: MmaForm, kind: str, tiles, total: int
+    op: ComputeOp, device: DeviceInfo, cfg: Config, form: MmaForm, kind: str, tiles, total: int, pipelined: bool
 ) -> Config | None:
     """Where the GPU default's tile on tensor cores leaves compute units idle (fewer
     than `WIDE_BUSY` work-groups a compute unit, or none kept `MMA_BUSY` of them busy):
     the sum of `total` products split over as few work-groups as give `WIDE_BUSY` a
     compute unit (in a tile whose work-groups do not already), at most `MOST_SPLITS`,
-    each reading `SPLIT_INPUT_SHARE` input elements per partial result, in the
+    each reading `SPLIT_INPUT_SHARE` input elements per partial result (tiles of one
+    warp without asynchronous copies, `pipelined` False: `ONE_WARP_BUSY` a compute
+    unit, at most `ONE_WARP_SPLITS`, each summing `ONE_WARP_SUM` products), in the
     largest of `tiles` (tile, work-groups) whose work-groups then keep `MMA_BUSY` of the
     compute units busy; None where none does.
     H100, 128 x 4096 x 4096: f16 (64 x 64 tiles, 128 work-groups) 0.058 -> 0.046 ms in
@@ -443,12 +464,16 @@ def _split(
     0.0160 -> 0.0197 (its combine alone 8.5 us); 17 or 33 ways (the FP32 path of f16 8 x
     4096 x 4096, TF32 16 x 1000 x 2048) 0.0476 -> 0.0523 and 0.0151 -> 0.0156."""
     for tile, groups in tiles:
-        if groups >= WIDE_BUSY * device.compute_units:
+        one_warp = _split_busy(tile, pipelined) == ONE_WARP_BUSY
+        busy = _split_busy(tile, pipelined) * device.compute_units
+        if groups >= busy:
             continue
         splits = 2
-        while groups * splits < WIDE_BUSY * device.compute_units and splits < MOST_SPLITS:
+        while groups * splits < busy and splits < (ONE_WARP_SPLITS if one_warp else MOST_SPLITS):
             splits *= 2
-        while splits > 1 and not _split_pays(tile, total // splits):
+        while splits > 1 and not (
+            ceildiv(total, splits) >= ONE_WARP_SUM if one_warp else _split_pays(tile, total // splits)
+        ):
             splits //= 2
         if splits == 1 or groups * splits < MMA_BUSY * device.compute_units:
             continue
@@ -460,6 +485,13 @@ def _split(
         if not violations(op, split, device):
             return split
     return None
+
+
+def _split_busy(tile: tuple[int, ...], pipelined: bool) -> float:
+    """The work-groups a compute unit below which the GPU default splits the sum of
+    `tile` (`_split`): `ONE_WARP_BUSY` for a work-group of one warp without
+    asynchronous copies (not `pipelined`), else `WIDE_BUSY`."""
+    return ONE_WARP_BUSY if not pipelined and tile[2] * tile[3] == WARP else WIDE_BUSY
 
 
 def _split_pays(tile: tuple[int, ...], part: int) -> bool:
