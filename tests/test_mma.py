@@ -496,7 +496,7 @@ def test_gpu_default_tile_keeps_the_compute_units_busy(kind: str) -> None:
     k in local tiles of 32 (64 for 16 x 64 tiles, `FEW_ROWS_K_TILE`), rows swizzled,
     as many slots (at most 4) as the 48 KB of local memory hold: 3 for 128 x 128, 4 for
     the others. TF32: k tiles of 16, two
-    slots, rows padded.
+    slots, rows padded (32 for its 16 x 64 tiles of one warp, `ONE_WARP_K_TILE`).
     Where the tiles leave compute units idle (fewer than 1.5 work-groups a compute
     unit, or none keeping 3/4 busy) and the sum is long, it is split over work-groups,
     each reading 16 input elements per partial result: 128 x 4096 x 4096 in 128 x 128
@@ -517,7 +517,8 @@ def test_gpu_default_tile_keeps_the_compute_units_busy(kind: str) -> None:
             k_tile = 64 if tile == (16, 64) else 32
             assert (cfg.lt_size[2], cfg.stages, cfg.lcl_swizzle, cfg.lcl_pad) == (k_tile, 3 if tile == (128, 128) else 4, 1, 0), sizes
         elif tile:
-            assert (cfg.lt_size[2], cfg.stages, cfg.lcl_swizzle, cfg.lcl_pad) == (16, 2, 0, 8), sizes
+            k_tile = 32 if tile == (16, 64) else 16
+            assert (cfg.lt_size[2], cfg.stages, cfg.lcl_swizzle, cfg.lcl_pad) == (k_tile, 2, 0, 8), sizes
         assert not tile or cfg.num_wg[2] == splits, (sizes, cfg.num_wg)
         assert cfg.wg_combine == ("last" if tile and splits > 1 else "kernel"), sizes
 
