@@ -473,7 +473,7 @@ def test_gpu_default_computes_tf32_on_fragments(sizes) -> None:
 GPU_DEFAULT_TILES = {
     "tf32": [((4096,) * 3, (128, 128), 1), ((2000,) * 3, (128, 128), 1), ((1000,) * 3, (64, 128), 1),
              ((128, 4096, 4096), (128, 128), 4), ((768,) * 3, None, 1), ((16, 1000, 2048), (16, 64), 16),
-             ((20, 8192, 1024), (16, 64), 4), ((16, 512, 512), None, 1)],
+             ((20, 8192, 1024), (16, 64), 4), ((48, 4096, 4096), (16, 64), 4), ((16, 512, 512), None, 1)],
     "f16": [((4096,) * 3, (128, 128), 1), ((2000,) * 3, (128, 128), 1), ((1536,) * 3, (64, 128), 1),
             ((1024,) * 3, (64, 128), 1), ((1000,) * 3, (64, 128), 1), ((128, 4096, 4096), (128, 128), 4),
             ((256, 256, 8192), (64, 64), 8), ((768,) * 3, (64, 64), 1), ((384,) * 3, (64, 64), 1),
@@ -506,9 +506,10 @@ def test_gpu_default_tile_keeps_the_compute_units_busy(kind: str) -> None:
     16-bit kinds 16 x 1000 x 2048 in 16 x 64 tiles split 8 ways (256 products each),
     20 x 4096 x 4096 in 16 x 128 tiles (two along the rows) split 4 ways; TF32 in 16 x 64
     tiles of one warp, split until they give 4 work-groups a compute unit, each summing
-    at least 128 products: 16 x 1000 x 2048 16 ways, 20 x 8192 x 1024 (256 work-groups
-    unsplit) 4 ways; 16 x 512 x 512 (8 tiles, 4 ways at most) the FP32 path. The last
-    of a split's work-groups to finish combines their partial results (`_split`)."""
+    at least 128 products, wherever the rows are fewer than 64: 16 x 1000 x 2048 16 ways,
+    20 x 8192 x 1024 (256 work-groups unsplit) 4 ways, 48 x 4096 x 4096 4 ways;
+    16 x 512 x 512 (8 tiles, 4 ways at most) the FP32 path. The last of a split's
+    work-groups to finish combines their partial results (`_split`)."""
     gpu = with_tensor_cores(PRESETS["gpu"])
     for sizes, tile, splits in GPU_DEFAULT_TILES["tf32" if kind == "tf32" else "f16"]:
         cfg = default_config(find_compute(kind_matmul(kind, *sizes)), gpu)

@@ -237,22 +237,26 @@ def _gpu_config(op: ComputeOp, device: DeviceInfo) -> Config:
     return _assemble(op, device, num_wi, pt, tuple(range(rank)), busy=busy)
 
 
-MMA_TILES = (
-    (128, 128, 16, 8), (64, 128, 8, 16), (128, 64, 16, 8), (32, 128, 4, 32), (32, 64, 4, 16), (16, 64, 2, 16),
-)
+MMA_TILES = ((128, 128, 16, 8), (64, 128, 8, 16), (128, 64, 16, 8), (16, 64, 2, 16))
 """The work-group tiles of the GPU default on tensor cores, largest first: rows, columns,
 and the work-items along each (8 x 8 or 8 x 16 outputs each, so 16 x 8 work-items are 4
-warps of 64 x 64 outputs, 8 x 16 are 4 warps of 32 x 64); 32 x 128 (or 32 x 64) where
-the rows are fewer than 64 (H100, TF32, ResNet-50 3 x 3 convolutions at batch 32
-against the FP32 path: conv3 0.294 -> 0.176 ms, conv5 0.370 -> 0.204), 16 x 64 (one
-warp) where they are fewer than 32, its sum split over several work-groups a compute
+warps of 64 x 64 outputs, 8 x 16 are 4 warps of 32 x 64); 16 x 64 (one warp) where
+the rows are fewer than `FEW_ROWS`, its sum split over several work-groups a compute
 unit (`_split`, `ONE_WARP_BUSY`). H100, TF32, 128 x 128 against the former 128 x 256
 (8 warps of 64 x 64, 233 registers): 4096^3 1.156 -> 1.096 ms, 3000^3 0.656 -> 0.567,
-2000^3 0.156 -> 0.147."""
+2000^3 0.156 -> 0.147. H100, from flushed caches, the former 32 x 128 (or 32 x 64)
+tiles of 4 warps for 32-63 rows -> 16 x 64 (ms): TF32 32 x 1000 x 2048 (FP32 path
+before) 0.0272 -> 0.0138, 32 x 4096 x 4096 0.0405 -> 0.0346, 48 x 4096 x 4096 0.0534 ->
+0.0415, 63 x 4096 x 1024 0.0258 -> 0.0192, 33 x 4096 x 4096 0.0522 -> 0.0407, 48 x 1000 x
+2048 0.0253 -> 0.0154; f16 48 x 2047 x 2047 (unaligned rows) 0.0321 -> 0.0223;
+ResNet-50 convolutions at batch 32: 3 x 3 conv2 0.1520 -> 0.1235, conv4 0.1455 ->
+0.1215, conv3 stride 2 0.1535 -> 0.1298, 1 x 1 conv3 256 to 128 0.1364 -> 0.1160,
+128 to 512 0.0748 -> 0.0662; slower: 3 x 3 conv3 0.1296 -> 0.1310, conv5 0.1516 ->
+0.1569."""
 FEW_ROWS = 64
-"""The GPU default takes a tile of `MMA_TILES` or `ASYNC_MMA_TILES` with fewer rows
-than this only where the rows are fewer than twice the tile's (a convolution's batch of
-32; H200, TF32, 128 x 4096 x 4096 in 128 work-groups of 32 x 128: 0.170 ms, 0.115 on
+"""The GPU default takes a tile of `ASYNC_MMA_TILES` with fewer rows than this only
+where the rows are fewer than twice the tile's (a convolution's batch of 32), one of
+`MMA_TILES` where the rows are fewer than this (H200, TF32, 128 x 4096 x 4096 in 128 work-groups of 32 x 128: 0.170 ms, 0.115 on
 the FP32 path). H100, same runs, FP32 path -> tiles of 16 rows (asynchronous copies):
 f16 matmul 16 x 1000 x 2048 (16 x 64, the sum split 8 ways) 0.0161 -> 0.0110 ms, bf16
 0.0174 -> 0.0110; 20 x 1000 x 2048 0.0216 -> 0.0114, 16 x 4096 x 4096 0.0536 ->
@@ -379,7 +383,7 @@ def _gpu_mma_tiles(op: ComputeOp, device: DeviceInfo, cfg: Config) -> Config | N
     tiles = [
         (t, ceildiv(rows, t[0]) * ceildiv(cols, t[1]) * points)
         for t in (ASYNC_MMA_TILES if pipelined else MMA_TILES)
-        if t[0] <= rows and (t[0] >= FEW_ROWS or rows < 2 * t[0]) and t[1] <= cols
+        if t[0] <= rows and (t[0] >= FEW_ROWS or rows < (2 * t[0] if pipelined else FEW_ROWS)) and t[1] <= cols
     ]
     chosen, busy = None, 0.0
     for tile, groups in tiles:
