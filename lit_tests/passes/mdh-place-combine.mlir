@@ -240,7 +240,7 @@ func.func @matvec_wg(%M: memref<10x12xf32>, %v: memref<12xf32>) -> memref<10xf32
 // memory, sets the counter (a zeroed global the program keeps) back to zero for the
 // next launch, and its work-items 0 and 1 take the elements 0, 2, 4, ... and 1, 3, 5, ...,
 // each reading the partial results of all five before it stores the first
-// (`LAST_COMBINE_POINTS`).
+// (`LAST_COMBINE_POINTS`); the five are all of them, so no loop.
 // CHECK:       "memref.global"() <{sym_name = "matvec_last_0_counters", type = memref<1xi32>, initial_value = dense<0> : tensor<1xi32>
 // CHECK-LABEL: lowlevel.kernel @matvec_last_0(
 // CHECK-SAME:    %{{[0-9]+}}: memref<10xf32>, [[T:%[0-9]+]]: memref<3x10xf32>, [[N:%[0-9]+]]: memref<1xi32>)
@@ -266,15 +266,13 @@ func.func @matvec_wg(%M: memref<10x12xf32>, %v: memref<12xf32>) -> memref<10xf32
 // CHECK-NEXT:    [[Z3:%[0-9]+]] = arith.constant 0 : index
 // CHECK-NEXT:    [[GO:%[0-9]+]] = memref.load [[LAST]]{{\[}}[[Z3]]] : memref<1xi1, "lcl">
 // CHECK-NEXT:    scf.if [[GO]] {
-// CHECK-NEXT:      [[TEN:%[0-9]+]] = arith.constant 10 : index
-// CHECK-NEXT:      [[STEP:%[0-9]+]] = arith.constant 10 : index
-// CHECK-NEXT:      scf.for [[ITEM:%[0-9]+]] = [[WI]] to [[TEN]] step [[STEP]] {
-// CHECK:             memref.load [[T]]{{\[}}%{{[0-9]+}}, [[ITEM]]] : memref<3x10xf32>
-// CHECK:             memref.load [[T]]{{\[}}%{{[0-9]+}}, [[ITEM]]] : memref<3x10xf32>
-// CHECK:             memref.load [[T]]{{\[}}%{{[0-9]+}}, [[ITEM]]] : memref<3x10xf32>
-// CHECK-COUNT-12:    memref.load [[T]]
-// CHECK-NOT:         memref.load
-// CHECK:             memref.store %{{[0-9]+}}, %{{[0-9]+}}{{\[}}[[ITEM]]] : memref<10xf32>
+// CHECK-NOT:       scf.for
+// CHECK:           memref.load [[T]]{{\[}}%{{[0-9]+}}, [[WI]]] : memref<3x10xf32>
+// CHECK:           memref.load [[T]]{{\[}}%{{[0-9]+}}, [[WI]]] : memref<3x10xf32>
+// CHECK:           memref.load [[T]]{{\[}}%{{[0-9]+}}, [[WI]]] : memref<3x10xf32>
+// CHECK-COUNT-12:  memref.load [[T]]
+// CHECK-NOT:       memref.load
+// CHECK:           memref.store %{{[0-9]+}}, %{{[0-9]+}}{{\[}}[[WI]]] : memref<10xf32>
 // CHECK-COUNT-4:     memref.store
 // CHECK-NOT:   lowlevel.kernel @matvec_last_0_combine
 // CHECK-LABEL: func.func @matvec_last(
@@ -296,18 +294,19 @@ func.func @matvec_last(%M: memref<10x12xf32>, %v: memref<12xf32>) -> memref<10xf
 }
 // matvec_groups: i over 2 work-groups (local tiles of 6: the second holds 4 elements),
 // k over 3: a counter per kept work-group, indexed by its group id along i; the last of
-// the 3 work-groups of a kept work-group combines only its own 6 positions, those past
-// the end of i (the second tile's excess) skipped.
+// the 3 work-groups of a kept work-group combines only its own 6 positions (3 a
+// work-item, in one step), those past the end of i (the second tile's excess) skipped.
 // CHECK:       "memref.global"() <{sym_name = "matvec_groups_0_counters", type = memref<2xi32>, initial_value = dense<0> : tensor<2xi32>
 // CHECK-LABEL: lowlevel.kernel @matvec_groups_0(
 // CHECK-SAME:    [[N:%[0-9]+]]: memref<2xi32>)
 // CHECK:         [[G:%[0-9]+]] = lowlevel.group_id 1
+// CHECK:         [[WI:%[0-9]+]] = lowlevel.local_id 0
 // CHECK:         [[BEFORE:%[0-9]+]] = lowlevel.atomic_inc [[N]]{{\[}}[[G]]] : memref<2xi32>
 // CHECK:         memref.store %{{[0-9]+}}, [[N]]{{\[}}[[G]]] : memref<2xi32>
-// CHECK:         scf.for [[POS:%[0-9]+]] = %{{[0-9]+}} to %{{[0-9]+}} step %{{[0-9]+}} {
+// CHECK-NOT:     scf.for
 // CHECK:           [[SIX:%[0-9]+]] = arith.constant 6 : index
 // CHECK-NEXT:      [[BASE:%[0-9]+]] = arith.muli [[SIX]], [[G]] : index
-// CHECK-NEXT:      [[I:%[0-9]+]] = arith.addi [[POS]], [[BASE]] : index
+// CHECK-NEXT:      [[I:%[0-9]+]] = arith.addi [[WI]], [[BASE]] : index
 // CHECK-NEXT:      [[TEN:%[0-9]+]] = arith.constant 10 : index
 // CHECK-NEXT:      [[IN:%[0-9]+]] = arith.cmpi slt, [[I]], [[TEN]] : index
 // CHECK:           scf.if [[IN]] {

@@ -599,8 +599,12 @@ class Placement:
             self.combine_in_lanes(combine, me, temps)
             return
         batch = max(1, min(LAST_COMBINE_POINTS, LAST_COMBINE_LOADS // plan.pw_groups, plan.group_points // size))
-        start, body = combine.for_(me, plan.group_points, size * batch)
-        rest = plan.group_points % (size * batch)  # points of the last step
+        step = size * batch
+        if step >= plan.group_points:  # one step: no loop
+            start, body = me, combine
+        else:
+            start, body = combine.for_(me, plan.group_points, step)
+        rest = plan.group_points % step  # points of the last step
         points = []
         for u in range(batch):
             position = body.add(start, u * size)
@@ -608,6 +612,8 @@ class Placement:
             if rest and (u + 1) * size > rest:  # past the group's points in the last step
                 inside = [body.cmp("slt", position, plan.group_points), *inside]
             valid = body.all_of(inside) if inside else None
+            if valid is not None and constant_value(valid) == 0:  # a point no work-item has
+                continue
             read = item if valid is None else body.select(valid, item, body.const(0))
             points.append((item, valid, self.reduce_partials(body, read, temps)))
         for item, valid, values in points:
