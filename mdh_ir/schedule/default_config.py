@@ -254,15 +254,15 @@ ResNet-50 convolutions at batch 32: 3 x 3 conv2 0.1520 -> 0.1235, conv4 0.1455 -
 128 to 512 0.0748 -> 0.0662; slower: 3 x 3 conv3 0.1296 -> 0.1310, conv5 0.1516 ->
 0.1569."""
 FEW_ROWS = 64
-"""The GPU default takes a tile of `ASYNC_MMA_TILES` with fewer rows than this only
-where the rows are fewer than twice the tile's (a convolution's batch of 32), one of
-`MMA_TILES` where the rows are fewer than this (H200, TF32, 128 x 4096 x 4096 in 128 work-groups of 32 x 128: 0.170 ms, 0.115 on
-the FP32 path). H100, same runs, FP32 path -> tiles of 16 rows (asynchronous copies):
-f16 matmul 16 x 1000 x 2048 (16 x 64, the sum split 8 ways) 0.0161 -> 0.0110 ms, bf16
-0.0174 -> 0.0110; 20 x 1000 x 2048 0.0216 -> 0.0114, 16 x 4096 x 4096 0.0536 ->
-0.0175, 24 x 4096 x 4096 0.0668 -> 0.0220, 16 x 8192 x 1024 0.0259 -> 0.0140;
-ResNet-50 3 x 3 convolutions at batch 16: conv3 0.2213 -> 0.0284, conv2 0.1742 ->
-0.0359."""
+"""The GPU default takes a tile of `ASYNC_MMA_TILES` with fewer rows than this only where
+the rows are fewer than twice the tile's (a convolution's batch of 32), one of
+`MMA_TILES` where the rows are fewer than this (H200, TF32, 128 x 4096 x 4096 in 128
+work-groups of 32 x 128: 0.170 ms, 0.115 on the FP32 path). H100, same runs, FP32 path
+-> tiles of 16 rows (asynchronous copies): f16 matmul 16 x 1000 x 2048 (16 x 64, the sum
+split 8 ways) 0.0161 -> 0.0110 ms, bf16 0.0174 -> 0.0110; 20 x 1000 x 2048 0.0216 ->
+0.0114, 16 x 4096 x 4096 0.0536 -> 0.0175, 24 x 4096 x 4096 0.0668 -> 0.0220, 16 x 8192
+x 1024 0.0259 -> 0.0140; ResNet-50 3 x 3 convolutions at batch 16: conv3 0.2213 ->
+0.0284, conv2 0.1742 -> 0.0359."""
 ASYNC_MMA_TILES = (
     (128, 128, 8, 16), (64, 128, 8, 16), (128, 64, 16, 8), (64, 64, 8, 8), (32, 128, 4, 32), (32, 64, 4, 16),
     (16, 128, 2, 32), (16, 64, 2, 16),
@@ -419,10 +419,10 @@ for work-groups of one warp without asynchronous copies)."""
 ONE_WARP_BUSY = 4
 """The work-groups a compute unit that the GPU default's split of a sum in work-groups of
 one warp without asynchronous copies (TF32's 16 x 64 tiles: the next local tile loaded
-through registers, a step of 16 along k) gives at least, where each still sums
-`ONE_WARP_SUM` products: one such work-group cannot hide its loads' latency alone.
-H100, from flushed caches, TF32 in 16 x 64 tiles split 8 / 16 / 32 ways (ms; the
-FP32 path's default first): 16 x 1000 x 2048 0.0175: 0.0179 / **0.0150** / 0.0173;
+through registers) gives at least, where each still sums `ONE_WARP_SUM` products: one
+such work-group cannot hide its loads' latency alone. H100, from flushed caches, TF32
+in 16 x 64 tiles with k in local tiles of 16, split 8 / 16 / 32 ways (ms; the FP32
+path's default first): 16 x 1000 x 2048 0.0175: 0.0179 / **0.0150** / 0.0173;
 16 x 4096 x 4096 0.0497: 0.0368 / **0.0342** / 0.0458; 24 x 4096 x 4096 0.0616:
 **0.0395** / 0.0528 / 0.0692; 16 x 8192 x 1024 0.0294: **0.0206** / 0.0268 / 0.0344;
 20 x 1000 x 2048 0.0257: 0.0176 / **0.0151** / 0.0186; 16 x 1000 x 8192 0.0712: 0.0507 /
@@ -476,7 +476,7 @@ def _split(
     0.0160 -> 0.0197 (its combine alone 8.5 us); 17 or 33 ways (the FP32 path of f16 8 x
     4096 x 4096, TF32 16 x 1000 x 2048) 0.0476 -> 0.0523 and 0.0151 -> 0.0156."""
     for tile, groups in tiles:
-        one_warp = _split_busy(tile, pipelined) == ONE_WARP_BUSY
+        one_warp = _one_warp(tile, pipelined)
         busy = _split_busy(tile, pipelined) * device.compute_units
         if groups >= busy:
             continue
@@ -503,7 +503,13 @@ def _split_busy(tile: tuple[int, ...], pipelined: bool) -> float:
     """The work-groups a compute unit below which the GPU default splits the sum of
     `tile` (`_split`): `ONE_WARP_BUSY` for a work-group of one warp without
     asynchronous copies (not `pipelined`), else `WIDE_BUSY`."""
-    return ONE_WARP_BUSY if not pipelined and tile[2] * tile[3] == WARP else WIDE_BUSY
+    return ONE_WARP_BUSY if _one_warp(tile, pipelined) else WIDE_BUSY
+
+
+def _one_warp(tile: tuple[int, ...], pipelined: bool) -> bool:
+    """Whether the work-groups of `tile` (rows, columns, work-items along each) are one
+    warp without asynchronous copies (not `pipelined`)."""
+    return not pipelined and tile[2] * tile[3] == WARP
 
 
 def _split_pays(tile: tuple[int, ...], part: int) -> bool:
