@@ -472,12 +472,14 @@ def test_gpu_default_computes_tf32_on_fragments(sizes) -> None:
 
 GPU_DEFAULT_TILES = {
     "tf32": [((4096,) * 3, (128, 128), 1), ((2000,) * 3, (128, 128), 1), ((1000,) * 3, (64, 128), 1),
-             ((128, 4096, 4096), (128, 128), 4), ((768,) * 3, None, 1), ((16, 1000, 2048), (16, 64), 16),
-             ((20, 8192, 1024), (16, 64), 4), ((48, 4096, 4096), (16, 64), 4), ((16, 512, 512), None, 1)],
+             ((128, 4096, 4096), (128, 128), 4), ((768,) * 3, (16, 64), 1), ((500,) * 3, (16, 64), 2),
+             ((16, 1000, 2048), (16, 64), 16), ((20, 8192, 1024), (16, 64), 4), ((48, 4096, 4096), (16, 64), 4),
+             ((2302, 71, 2296), (16, 64), 2), ((16, 512, 512), None, 1), ((89, 137, 204), None, 1)],
     "f16": [((4096,) * 3, (128, 128), 1), ((2000,) * 3, (128, 128), 1), ((1536,) * 3, (64, 128), 1),
             ((1024,) * 3, (64, 128), 1), ((1000,) * 3, (64, 128), 1), ((128, 4096, 4096), (128, 128), 4),
             ((256, 256, 8192), (64, 64), 8), ((768,) * 3, (64, 64), 1), ((384,) * 3, (64, 64), 1),
-            ((256,) * 3, None, 1), ((16, 1000, 2048), (16, 64), 8), ((20, 4096, 4096), (16, 128), 4)],
+            ((256,) * 3, None, 1), ((16, 1000, 2048), (16, 64), 8), ((20, 4096, 4096), (16, 128), 4),
+            ((2924, 76, 2643), (16, 64), 2), ((1025,) * 3, (64, 128), 1)],
 }  # fmt: skip
 """Sizes, the GPU default's work-group tile on tensor cores (None: the FP32 path) and the
 work-groups its sum is split over."""
@@ -495,8 +497,9 @@ def test_gpu_default_tile_keeps_the_compute_units_busy(kind: str) -> None:
     compute units (768^3: 144 work-groups, 384^3: 36), below that (256^3: 16) FP32;
     k in local tiles of 32 (64 for 16 x 64 tiles, `FEW_ROWS_K_TILE`), rows swizzled,
     as many slots (at most 4) as the 48 KB of local memory hold: 3 for 128 x 128, 4 for
-    the others. TF32: k tiles of 16, two
-    slots, rows padded (32 for its 16 x 64 tiles of one warp, `ONE_WARP_K_TILE`).
+    the others. TF32 and 16-bit rows that `cp.async` cannot move (1025^3, 2924 x 76
+    x 2643): two slots, rows padded, k tiles of 32 where a work-item accumulates at
+    most 64 outputs (`LONG_K_TILE`), else 16 (128 x 128).
     Where the tiles leave compute units idle (fewer than 1.5 work-groups a compute
     unit, or none keeping 3/4 busy) and the sum is long, it is split over work-groups,
     each reading 16 input elements per partial result: 128 x 4096 x 4096 in 128 x 128
@@ -508,17 +511,21 @@ def test_gpu_default_tile_keeps_the_compute_units_busy(kind: str) -> None:
     tiles of one warp, split until they give 4 work-groups a compute unit, each summing
     at least 128 products, wherever the rows are fewer than 64: 16 x 1000 x 2048 16 ways,
     20 x 8192 x 1024 (256 work-groups unsplit) 4 ways, 48 x 4096 x 4096 4 ways;
-    16 x 512 x 512 (8 tiles, 4 ways at most) the FP32 path. The last of a split's
-    work-groups to finish combines their partial results (`_split`)."""
+    16 x 512 x 512 (8 tiles, 4 ways at most) and 89 x 137 x 204 the FP32 path. Tiles
+    without asynchronous copies take those 16 x 64 tiles of one warp at any rows where
+    no larger tile keeps 3/4 of the compute units busy: TF32 768^3 (576 work-groups),
+    500^3 and 2302 x 71 x 2296 2 ways, f16 2924 x 76 x 2643 (rows of 2643 halves) 2
+    ways. The last of a split's work-groups to finish combines their partial results
+    (`_split`)."""
     gpu = with_tensor_cores(PRESETS["gpu"])
     for sizes, tile, splits in GPU_DEFAULT_TILES["tf32" if kind == "tf32" else "f16"]:
         cfg = default_config(find_compute(kind_matmul(kind, *sizes)), gpu)
         assert (cfg.mma, cfg.lt_size[:2]) == ((kind, tile) if tile else ("none", cfg.lt_size[:2])), sizes
-        if tile and kind != "tf32":
+        if tile and kind != "tf32" and all(n % 4 == 0 for n in sizes[1:]):
             k_tile = 64 if tile == (16, 64) else 32
             assert (cfg.lt_size[2], cfg.stages, cfg.lcl_swizzle, cfg.lcl_pad) == (k_tile, 3 if tile == (128, 128) else 4, 1, 0), sizes
         elif tile:
-            k_tile = 32 if tile == (16, 64) else 16
+            k_tile = 16 if tile == (128, 128) else 32
             assert (cfg.lt_size[2], cfg.stages, cfg.lcl_swizzle, cfg.lcl_pad) == (k_tile, 2, 0, 8), sizes
         assert not tile or cfg.num_wg[2] == splits, (sizes, cfg.num_wg)
         assert cfg.wg_combine == ("last" if tile and splits > 1 else "kernel"), sizes

@@ -237,12 +237,27 @@ def _gpu_config(op: ComputeOp, device: DeviceInfo) -> Config:
     return _assemble(op, device, num_wi, pt, tuple(range(rank)), busy=busy)
 
 
-MMA_TILES = ((128, 128, 16, 8), (64, 128, 8, 16), (128, 64, 16, 8), (16, 64, 2, 16))
-"""The work-group tiles of the GPU default on tensor cores, largest first: rows, columns,
-and the work-items along each (8 x 8 or 8 x 16 outputs each, so 16 x 8 work-items are 4
-warps of 64 x 64 outputs, 8 x 16 are 4 warps of 32 x 64); 16 x 64 (one warp) where
-the rows are fewer than `FEW_ROWS`, its sum split over several work-groups a compute
-unit (`_split`, `ONE_WARP_BUSY`). H100, TF32, 128 x 128 against the former 128 x 256
+MMA_TILES = ((128, 128, 16, 8), (64, 128, 8, 16), (128, 64, 16, 8), (32, 128, 4, 32), (16, 64, 2, 16))
+"""The work-group tiles of the GPU default on tensor cores without asynchronous copies,
+largest first: rows, columns, and the work-items along each (8 x 8 or 8 x 16 outputs
+each, so 16 x 8 work-items are 4 warps of 64 x 64 outputs, 8 x 16 are 4 warps of
+32 x 64); 32 x 128 (4 warps of 32 x 32) where the rows are fewer than `FEW_ROWS` and its
+work-groups need no split (`_unsplit`: a convolution's batch of 32); 16 x 64 (one warp)
+at any rows where no larger tile keeps the compute units busy, its sum split over
+several work-groups a compute unit (`_split`, `ONE_WARP_BUSY`). H100, from flushed
+caches, the FP32 path -> 16 x 64 tiles (ms): f16 2924 x 76 x 2643 (rows of 2643
+halves: no `cp.async`) 0.1030 -> 0.0472, 256 x 1000 x 2047 0.0652 -> 0.0248, bf16
+265 x 96 x 4458 0.0726 -> 0.0185, TF32 500^3 0.0262 -> 0.0148, 1315 x 424 x 201 0.0252
+-> 0.0127, 64 x 1000 x 8192 0.0869 -> 0.0339; 81 of 84 such defaults faster (0.25-1.0x
+the time), slower: TF32 2302 x 71 x 2296 0.0694 -> 0.0853 and 74 x 1003 x 430 0.0196 ->
+0.0203 (columns that fill one and a ninth tiles of 64), bf16 55 x 84 x 345 x 244
+(batched) 0.0271 -> 0.0332. TF32 ResNet-50 convolutions at batch 32, 16 x 64 tiles ->
+32 x 128 (both two pixels a work-group where they give `PAIRED_BUSY` work-groups a
+compute unit, k tiles of `LONG_K_TILE`): 1 x 1 stride 2 256 to 512 0.1293 -> 0.0911,
+512 to 128 0.0622 -> 0.0524, 256 to 128 0.1168 -> 0.1048, 3 x 3 conv3 stride 2 0.1306 ->
+0.1145, conv4 0.1216 -> 0.1091 (unpaired: 196 paired work-groups would be too few),
+conv3 0.1213 -> 0.1173; slower: 32 x 27 x 27 x 192 x 1 x 1 x 512 0.0924 -> 0.0983 (192
+columns in two tiles of 128). H100, TF32, 128 x 128 against the former 128 x 256
 (8 warps of 64 x 64, 233 registers): 4096^3 1.156 -> 1.096 ms, 3000^3 0.656 -> 0.567,
 2000^3 0.156 -> 0.147. H100, from flushed caches, the former 32 x 128 (or 32 x 64)
 tiles of 4 warps for 32-63 rows -> 16 x 64 (ms): TF32 32 x 1000 x 2048 (FP32 path
@@ -255,9 +270,9 @@ ResNet-50 convolutions at batch 32: 3 x 3 conv2 0.1520 -> 0.1235, conv4 0.1455 -
 0.1569."""
 FEW_ROWS = 64
 """The GPU default takes a tile of `ASYNC_MMA_TILES` with fewer rows than this only where
-the rows are fewer than twice the tile's (a convolution's batch of 32), one of
-`MMA_TILES` where the rows are fewer than this (H200, TF32, 128 x 4096 x 4096 in 128
-work-groups of 32 x 128: 0.170 ms, 0.115 on the FP32 path). H100, same runs, FP32 path
+the rows are fewer than twice the tile's (a convolution's batch of 32), and `MMA_TILES`'
+32 x 128 likewise, unsplit (H200, TF32, 128 x 4096 x 4096 in 128 work-groups of
+32 x 128: 0.170 ms, 0.115 on the FP32 path). H100, same runs, FP32 path
 -> tiles of 16 rows (asynchronous copies): f16 matmul 16 x 1000 x 2048 (16 x 64, the sum
 split 8 ways) 0.0161 -> 0.0110 ms, bf16 0.0174 -> 0.0110; 20 x 1000 x 2048 0.0216 ->
 0.0114, 16 x 4096 x 4096 0.0536 -> 0.0175, 24 x 4096 x 4096 0.0668 -> 0.0220, 16 x 8192
@@ -349,7 +364,7 @@ def _gpu_mma_tiles(op: ComputeOp, device: DeviceInfo, cfg: Config) -> Config | N
     largest legal work-group tile of `MMA_TILES` (`ASYNC_MMA_TILES` where asynchronous
     copies fill the local tiles) within the sizes whose work-groups keep `MMA_BUSY` of
     the compute units busy (`ASYNC_SMALLEST_BUSY` for `FEW_BUSY_TILES`, `WIDE_BUSY`
-    work-groups a compute unit for the widest; larger tiles
+    work-groups a compute unit for the widest and for `_unsplit` tiles; larger tiles
     read each input fewer times, but leave compute units idle),
     counting a work-group per point of the kept outer dimensions (`MmaForm.outer`: a
     batch, a convolution's pixels, one point a work-group); None where none does, for
@@ -383,14 +398,14 @@ def _gpu_mma_tiles(op: ComputeOp, device: DeviceInfo, cfg: Config) -> Config | N
     tiles = [
         (t, ceildiv(rows, t[0]) * ceildiv(cols, t[1]) * points)
         for t in (ASYNC_MMA_TILES if pipelined else MMA_TILES)
-        if t[0] <= rows and (t[0] >= FEW_ROWS or rows < (2 * t[0] if pipelined else FEW_ROWS)) and t[1] <= cols
+        if t[0] <= rows and t[1] <= cols and (t[0] >= FEW_ROWS or rows < 2 * t[0] or _one_warp(t, pipelined))
     ]
     chosen, busy = None, 0.0
     for tile, groups in tiles:
         least = MMA_BUSY
         if pipelined and tile in FEW_BUSY_TILES:
             least = ASYNC_SMALLEST_BUSY
-        elif pipelined and tile == ASYNC_MMA_TILES[0]:
+        elif pipelined and tile == ASYNC_MMA_TILES[0] or _unsplit(tile, pipelined):
             least = WIDE_BUSY
         fragments = _mma_tile(op, device, cfg, form, kind, *tile) if groups >= least * device.compute_units else None
         if fragments is not None and not violations(op, fragments, device):
@@ -430,14 +445,24 @@ path's default first): 16 x 1000 x 2048 0.0175: 0.0179 / **0.0150** / 0.0173;
 ONE_WARP_SUM = 128
 """The fewest products a work-group of one warp sums where the GPU default splits its
 sum (`ONE_WARP_BUSY`)."""
-ONE_WARP_K_TILE = 32
-"""The local tile along k of the GPU default's tiles of one warp without asynchronous
-copies, where the sum is that long (else 16): half as many steps, each loading twice
-as much through registers. H100, from flushed caches, TF32 in 16 x 64 tiles, k tiles
-of 16 -> 32 (255 registers, no spills): 16 x 1000 x 2048 (16 ways) 0.0150 -> 0.0133 ms,
-24 x 4096 x 4096 (8 ways) 0.0396 -> 0.0338, 16 x 4096 x 4096 0.0342 -> 0.0338,
-16 x 8192 x 1024 0.0204 -> 0.0204; loading two tiles ahead (`prefetch = 2`) changed
-none of them by more than 3%."""
+LONG_K_TILE = 32
+"""The local tile along k of the GPU default's tiles without asynchronous copies whose
+work-items accumulate at most `LONG_K_OUTPUTS` outputs each, where the sum is that long
+(else 16): half as many steps, each loading twice as much through registers. H100,
+from flushed caches, TF32 in 16 x 64 tiles of one warp, k tiles of 16 -> 32 (255
+registers, no spills): 16 x 1000 x 2048 (16 ways) 0.0150 -> 0.0133 ms, 24 x 4096 x 4096
+(8 ways) 0.0396 -> 0.0338, 16 x 4096 x 4096 0.0342 -> 0.0338, 16 x 8192 x 1024 0.0204 ->
+0.0204; loading two tiles ahead (`prefetch = 2`) changed none of them by more than 3%.
+TF32 in 64 x 128 tiles of 4 warps: 1000^3 0.0465 -> 0.0323, 1025^3 0.0762 -> 0.0733;
+16-bit rows without `cp.async` in 64 x 128 (or 64 x 64) tiles: f16 72 x 1762 x 5399
+0.0829 -> 0.0662, 855 x 134 x 3187 0.0464 -> 0.0408, 256 x 2047 x 2047 0.0620 -> 0.0506,
+batched 16 x 127 x 500 x 63 0.0087 -> 0.0079; slower: bf16 55 x 84 x 345 x 244 0.0271
+-> 0.0332 (236 registers against 160), f16 1025^3 0.0538 -> 0.0545. 128 x 128 tiles
+spill (TF32 2000^3 0.1349 -> 0.1533, 232 bytes)."""
+LONG_K_OUTPUTS = 64
+"""The most outputs a work-item accumulates where the GPU default's tiles without
+asynchronous copies take k in local tiles of `LONG_K_TILE` (a warp's 32 x 64 outputs,
+or 16 x 64 in two points of a convolution)."""
 ONE_WARP_SPLITS = 32
 """The most work-groups the GPU default splits the sum of work-groups of one warp over
 (`ONE_WARP_BUSY`)."""
@@ -478,7 +503,7 @@ def _split(
     for tile, groups in tiles:
         one_warp = _one_warp(tile, pipelined)
         busy = _split_busy(tile, pipelined) * device.compute_units
-        if groups >= busy:
+        if groups >= busy or _unsplit(tile, pipelined):
             continue
         splits = 2
         while groups * splits < busy and splits < (ONE_WARP_SPLITS if one_warp else MOST_SPLITS):
@@ -510,6 +535,13 @@ def _one_warp(tile: tuple[int, ...], pipelined: bool) -> bool:
     """Whether the work-groups of `tile` (rows, columns, work-items along each) are one
     warp without asynchronous copies (not `pipelined`)."""
     return not pipelined and tile[2] * tile[3] == WARP
+
+
+def _unsplit(tile: tuple[int, ...], pipelined: bool) -> bool:
+    """Whether the GPU default takes `tile` only where its work-groups alone give
+    `WIDE_BUSY` a compute unit, never splitting its sum: a tile of fewer than
+    `FEW_ROWS` rows and several warps without asynchronous copies (`MMA_TILES`' 32 x 128)."""
+    return not pipelined and tile[0] < FEW_ROWS and not _one_warp(tile, pipelined)
 
 
 def _split_pays(tile: tuple[int, ...], part: int) -> bool:
@@ -633,8 +665,8 @@ def _mma_tile(
             forms = linear_results(maps[0])
             if forms and [d for d, c in enumerate(forms[-1].coeffs) if c] == [form.k]:
                 layouts[b] = tuple(range(len(forms)))
-    if prefetch == 1 and wi_rows * wi_cols == WARP and op.sizes[form.k] >= ONE_WARP_K_TILE:
-        lt[form.k] = ONE_WARP_K_TILE
+    if prefetch == 1 and rows * cols <= LONG_K_OUTPUTS * wi_rows * wi_cols and op.sizes[form.k] >= LONG_K_TILE:
+        lt[form.k] = LONG_K_TILE
     tiled = cfg.with_(
         num_wg=tuple(num_wg), num_wi=tuple(num_wi), lt_size=tuple(lt), pt_size=tuple(pt),
         inp_mem=(("lcl",) * inputs, ("glb",) * inputs), res_mem=("prv",),
