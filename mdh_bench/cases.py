@@ -15,6 +15,8 @@ convolution of ResNet-50, scans, reductions over each axis), and their parts.
 
 from __future__ import annotations
 
+import math
+import random
 from dataclasses import dataclass
 from math import prod
 from typing import Any
@@ -151,6 +153,38 @@ SWEEPS["gpu-precision-conv"] = [
     *(f"mcc_{p}:{name}" for p in PRECISIONS for name in _PRECISION_CONVS),
     *(f"bmatmul_{p}:{s}" for p in PRECISIONS for s in _BATCHED),
 ]
+
+
+def _random_cases(seed: int, count: int) -> list[str]:
+    """`count` cases at sizes a user might pick, drawn (seeded) log-uniformly: matrix
+    products of 16-6000 rows and 64-6000 columns and sums, batched products of 2-64
+    products of 16-1024, convolutions of batch 1-64 over 7-56 pixels (13 and 27 among
+    them), 3-512 channels in, 32-768 out, filters of 1, 3 or 5; FP32, TF32, f16 or bf16;
+    at most 1.5e11 (products) or 1e11 flops each."""
+    rng = random.Random(seed)
+
+    def size(low: int, high: int) -> int:
+        return round(math.exp(rng.uniform(math.log(low), math.log(high))))
+
+    cases: list[str] = []
+    while len(cases) < count:
+        entry = rng.choice(["matmul", "matmul", "matmul", "bmatmul", "mcc", "mcc"])
+        suffix = rng.choice(["_f16", "_bf16", "_tf32", "", "_f16"])
+        if entry == "matmul":
+            sizes, limit = [size(16, 6000), size(64, 6000), size(64, 6000)], 1.5e11
+        elif entry == "bmatmul":
+            sizes, limit = [size(2, 64), size(16, 1024), size(16, 1024), size(16, 1024)], 1e11
+        else:
+            n, p = rng.choice([1, 4, 8, 16, 32, 64]), rng.choice([7, 14, 28, 56, 13, 27])
+            k = rng.choice([32, 64, 96, 128, 192, 256, 320, 512, 768])
+            c, r = rng.choice([3, 32, 64, 96, 128, 256, 384, 512]), rng.choice([1, 3, 3, 5])
+            sizes, limit = [n, p, p, k, r, r, c], 1e11
+        if 2 * prod(sizes) <= limit:
+            cases.append(f"{entry}{suffix}:{'x'.join(map(str, sizes))}")
+    return cases
+
+
+SWEEPS["gpu-random"] = _random_cases(1, 40)
 SWEEPS["gpu-chains"] = [*_CHAINS, "mm_bias_relu:4096", "jacobi3d_twice:256", "jacobi3d_twice:512"]
 SWEEPS["cpu-chains"] = [*_CHAINS, "mm_bias_relu:1024", "jacobi3d_twice:256"]
 SWEEPS["gpu"] = SWEEPS["gpu-matmul"] + SWEEPS["gpu-conv"] + SWEEPS["gpu-other"]
@@ -162,8 +196,8 @@ reasonable time: ResNet-50 at batch 1 only, products of up to 1025³); and the c
 softmax, Jacobi3D twice), each timed fused, unfused and against its single op, and
 `gpu-precision` (matrix products with TF32, f16 and bf16 inputs against torch in the
 same precision) and `gpu-precision-conv` (likewise ResNet-50's 3×3 convolutions and
-conv3's 1×1 ones at batch 32 against cuDNN, and batched products), not parts of the
-whole sweeps."""
+conv3's 1×1 ones at batch 32 against cuDNN, and batched products) and `gpu-random` (40
+sizes a user might pick, `_random_cases`), not parts of the whole sweeps."""
 
 
 def sweeps_including(name: str) -> list[str]:
