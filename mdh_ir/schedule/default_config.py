@@ -248,10 +248,9 @@ several work-groups a compute unit (`_split`, `ONE_WARP_BUSY`). H100, from flush
 caches, the FP32 path -> 16 x 64 tiles (ms): f16 2924 x 76 x 2643 (rows of 2643
 halves: no `cp.async`) 0.1030 -> 0.0472, 256 x 1000 x 2047 0.0652 -> 0.0248, bf16
 265 x 96 x 4458 0.0726 -> 0.0185, TF32 500^3 0.0262 -> 0.0148, 1315 x 424 x 201 0.0252
--> 0.0127, 64 x 1000 x 8192 0.0869 -> 0.0339; 81 of 84 such defaults faster (0.25-1.0x
-the time), slower: TF32 2302 x 71 x 2296 0.0694 -> 0.0853 and 74 x 1003 x 430 0.0196 ->
-0.0203 (columns that fill one and a ninth tiles of 64), bf16 55 x 84 x 345 x 244
-(batched) 0.0271 -> 0.0332. TF32 ResNet-50 convolutions at batch 32, 16 x 64 tiles ->
+-> 0.0127, 64 x 1000 x 8192 0.0869 -> 0.0339; 57 of 59 such defaults faster, slower:
+TF32 2302 x 71 x 2296 0.0694 -> 0.0853 and 74 x 1003 x 430 0.0196 -> 0.0203 (columns
+that fill one and a ninth tiles of 64). TF32 ResNet-50 convolutions at batch 32, 16 x 64 tiles ->
 32 x 128 (both two pixels a work-group where they give `PAIRED_BUSY` work-groups a
 compute unit, k tiles of `LONG_K_TILE`): 1 x 1 stride 2 256 to 512 0.1293 -> 0.0911,
 512 to 128 0.0622 -> 0.0524, 256 to 128 0.1168 -> 0.1048, 3 x 3 conv3 stride 2 0.1306 ->
