@@ -154,13 +154,16 @@ SWEEPS["gpu-precision-conv"] = [
     *(f"bmatmul_{p}:{s}" for p in PRECISIONS for s in _BATCHED),
 ]
 
+_ALL_PRECISIONS = ("_f16", "_bf16", "_tf32", "", "_f16")
+"""The entries' precision suffixes `_random_cases` draws from (f16 twice)."""
 
-def _random_cases(seed: int, count: int) -> list[str]:
+
+def _random_cases(seed: int, count: int, suffixes: tuple[str, ...] = _ALL_PRECISIONS, flops: float = 1.0) -> list[str]:
     """`count` cases at sizes a user might pick, drawn (seeded) log-uniformly: matrix
     products of 16-6000 rows and 64-6000 columns and sums, batched products of 2-64
     products of 16-1024, convolutions of batch 1-64 over 7-56 pixels (13 and 27 among
-    them), 3-512 channels in, 32-768 out, filters of 1, 3 or 5; FP32, TF32, f16 or bf16;
-    at most 1.5e11 (products) or 1e11 flops each."""
+    them), 3-512 channels in, 32-768 out, filters of 1, 3 or 5; in the precisions of the
+    entries' `suffixes`; at most `flops` times 1.5e11 (products) or 1e11 flops each."""
     rng = random.Random(seed)
 
     def size(low: int, high: int) -> int:
@@ -169,22 +172,23 @@ def _random_cases(seed: int, count: int) -> list[str]:
     cases: list[str] = []
     while len(cases) < count:
         entry = rng.choice(["matmul", "matmul", "matmul", "bmatmul", "mcc", "mcc"])
-        suffix = rng.choice(["_f16", "_bf16", "_tf32", "", "_f16"])
+        suffix = rng.choice(suffixes)
         if entry == "matmul":
-            sizes, limit = [size(16, 6000), size(64, 6000), size(64, 6000)], 1.5e11
+            sizes, limit = [size(16, 6000), size(64, 6000), size(64, 6000)], 1.5e11 * flops
         elif entry == "bmatmul":
-            sizes, limit = [size(2, 64), size(16, 1024), size(16, 1024), size(16, 1024)], 1e11
+            sizes, limit = [size(2, 64), size(16, 1024), size(16, 1024), size(16, 1024)], 1e11 * flops
         else:
             n, p = rng.choice([1, 4, 8, 16, 32, 64]), rng.choice([7, 14, 28, 56, 13, 27])
             k = rng.choice([32, 64, 96, 128, 192, 256, 320, 512, 768])
             c, r = rng.choice([3, 32, 64, 96, 128, 256, 384, 512]), rng.choice([1, 3, 3, 5])
-            sizes, limit = [n, p, p, k, r, r, c], 1e11
+            sizes, limit = [n, p, p, k, r, r, c], 1e11 * flops
         if 2 * prod(sizes) <= limit:
             cases.append(f"{entry}{suffix}:{'x'.join(map(str, sizes))}")
     return cases
 
 
 SWEEPS["gpu-random"] = _random_cases(1, 40)
+SWEEPS["cpu-random"] = _random_cases(1, 40, ("",), 1 / 50)
 SWEEPS["gpu-chains"] = [*_CHAINS, "mm_bias_relu:4096", "jacobi3d_twice:256", "jacobi3d_twice:512"]
 SWEEPS["cpu-chains"] = [*_CHAINS, "mm_bias_relu:1024", "jacobi3d_twice:256"]
 SWEEPS["gpu"] = SWEEPS["gpu-matmul"] + SWEEPS["gpu-conv"] + SWEEPS["gpu-other"]
@@ -196,8 +200,9 @@ reasonable time: ResNet-50 at batch 1 only, products of up to 1025³); and the c
 softmax, Jacobi3D twice), each timed fused, unfused and against its single op, and
 `gpu-precision` (matrix products with TF32, f16 and bf16 inputs against torch in the
 same precision) and `gpu-precision-conv` (likewise ResNet-50's 3×3 convolutions and
-conv3's 1×1 ones at batch 32 against cuDNN, and batched products) and `gpu-random` (40
-sizes a user might pick, `_random_cases`), not parts of the whole sweeps."""
+conv3's 1×1 ones at batch 32 against cuDNN, and batched products) and `gpu-random`,
+`cpu-random` (40 sizes a user might pick, `_random_cases`; the CPU's in FP32, of at most
+1/50 of the flops), not parts of the whole sweeps."""
 
 
 def sweeps_including(name: str) -> list[str]:

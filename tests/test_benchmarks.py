@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import json
 import time
+from math import prod
 from pathlib import Path
 
 import numpy as np
@@ -201,8 +202,9 @@ def test_settle_waits_for_busy_threads(monkeypatch) -> None:
 def test_every_sweep_case_parses_and_builds() -> None:
     """Every case of every sweep names a known size; its module builds at full size, and
     at the small size its inputs and reference are made. ResNet-50's layers are valid
-    convolutions over the padded input, (p-1)·stride + r wide."""
-    from mdh_bench.cases import SWEEPS, quick, sweep_cases, sweeps_including
+    convolutions over the padded input, (p-1)·stride + r wide. `gpu-random` is the same
+    40 sizes every time, of every kind and precision."""
+    from mdh_bench.cases import SWEEPS, _random_cases, quick, sweep_cases, sweeps_including
     from mdh_bench.entries import ENTRIES
 
     for name in SWEEPS:
@@ -238,6 +240,14 @@ def test_every_sweep_case_parses_and_builds() -> None:
     assert batched == {"16x127x500x63", "8x1023x1025x255", "16x10x500x64", "32x512x512x64"}
     assert {c.entry for c in precision} == {f"{e}_{p}" for e in ("mcc", "bmatmul") for p in ("tf32", "f16", "bf16")}
     assert sweeps_including("gpu-precision-conv") == ["gpu-precision-conv"]
+    drawn = sweep_cases("gpu-random", "gpu")
+    assert len(drawn) == 40 and SWEEPS["gpu-random"] == _random_cases(1, 40) != _random_cases(2, 40)
+    assert {c.entry.partition("_")[0] for c in drawn} == {"matmul", "bmatmul", "mcc"}
+    assert {c.entry.partition("_")[2] for c in drawn} == {"", "tf32", "f16", "bf16"}
+    assert any(c.sizes["k"] % 4 for c in drawn if c.entry.startswith("matmul_f16"))  # rows cp.async cannot move
+    small = sweep_cases("cpu-random", "cpu")
+    assert len(small) == 40 and {c.entry for c in small} == {"matmul", "bmatmul", "mcc"}
+    assert all(2 * prod(v for d, v in c.sizes.items() if d != "stride") <= 3e9 for c in small)
 
 
 def test_reductions_over_each_axis() -> None:

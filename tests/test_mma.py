@@ -586,6 +586,29 @@ def test_space_draws_whole_fragments_and_warps() -> None:
     assert all(TilePlan(op, cfg).wg_size % 32 == 0 and isinstance(MmaPlan.of(TilePlan(op, cfg)), MmaPlan) for cfg in drawn)
 
 
+@pytest.mark.parametrize("case", ["f16-product", "tf32-convolution"])
+def test_gpu_default_without_async_copies_matches_the_reference(case: str) -> None:
+    """The GPU default's tiles where `cp.async` does not fill the local tiles (4 compute
+    units): an f16 product of 70 rows whose rows of 101 halves no copy of 8 bytes
+    moves, in 16 x 64 tiles of one warp although it has more than 64 rows (no larger
+    tile fits it), k in local tiles of 32 (the last padded); a TF32 convolution at
+    batch 32 in 32 x 128 tiles of 4 warps (its 25 pixels give the work-groups without a
+    split), two pixels a work-group, k tiles of 32. Both compute the reference's results."""
+    gpu = replace(with_tensor_cores(PRESETS["gpu"]), compute_units=4)
+    if case == "f16-product":
+        kind, module, tile, wi, q = "f16", kind_matmul("f16", 70, 90, 101), (16, 64), (2, 16), None
+    else:
+        kind, module, tile, wi, q = "tf32", conv("tf32", 32, 5, 128, 1, 32), (32, 128), (4, 32), 2
+    op = find_compute(module)
+    cfg = default_config(op, gpu)
+    form = MmaForm.of(op)
+    assert cfg.mma == kind and cfg.prefetch == 1, cfg
+    assert (cfg.lt_size[form.i], cfg.lt_size[form.j], cfg.lt_size[form.k]) == (*tile, 32), cfg
+    assert (cfg.num_wi[form.i], cfg.num_wi[form.j]) == wi and (q is None or cfg.lt_size[2] == q), cfg
+    inputs = random_inputs(op, np.random.default_rng(13))
+    check_outputs(module, inputs, run_emulated(module, cfg, inputs))
+
+
 def test_gpu_default_convolutions_and_batches_on_fragments() -> None:
     """The GPU default (132 compute units) computes ResNet-50's convolutions at batch 32
     on fragments: rows along the batch (32 x 128 tiles), the filter taps r, s outer,
