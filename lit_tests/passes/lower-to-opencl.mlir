@@ -83,7 +83,7 @@ func.func @dot(%x: memref<100xf32>, %y: memref<100xf32>) -> memref<f32> {
 // CHECK:         arith.minsi
 // CHECK-LABEL: func.func @jacobi1d(
 // GPU:           lowlevel.launch @jacobi1d_0(%x, %y) global [37, 1, 1] local [37, 1, 1]
-// CPU:           lowlevel.launch @jacobi1d_0(%x, %y) global [1, 1, 1] local [1, 1, 1]
+// CPU:           lowlevel.launch @jacobi1d_0(%x, %y) global [3, 1, 1] local [1, 1, 1]
 func.func @jacobi1d(%x: memref<37xf32>) -> memref<37xf32> {
   %y = mdh.compute "jacobi1d"
     {inp_view = [[affine_map<(i) -> (i - 1)>, affine_map<(i) -> (i)>, affine_map<(i) -> (i + 1)>]],

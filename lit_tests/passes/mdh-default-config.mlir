@@ -81,7 +81,7 @@ func.func @matvec(%M: memref<128x64xf32>, %v: memref<64xf32>) -> memref<128xf32>
 
 // CPU-LABEL: func.func @matmul(
 // CPU:      mdh.compute "matmul"
-// CPU-SAME: config = #mdh.config<num_wg = [5, 1, 2], num_wi = [1, 1, 1], lt_size = [2, 20, 8], pt_size = [2, 20, 8],
+// CPU-SAME: config = #mdh.config<num_wg = [2, 1, 4], num_wi = [1, 1, 1], lt_size = [5, 20, 4], pt_size = [5, 20, 4],
 // CPU-SAME: inp_mem = {{\[\[}}"glb", "glb"], ["glb", "glb"]], res_mem = ["prv"], ocl_dim = {{\[\[}}1, 2, 0], [2, 2, 2]],
 // CPU-SAME: buf_layout = {{\[\[\[}}0, 1], [0, 1]], {{\[\[}}0, 1], [0, 1]]], loop_order = {{\[\[}}0, 1, 2], [2, 0, 1]],
 // CPU-SAME: combine_layer = "end", vector_width = 4, unroll = 1, prefetch = 0, lcl_pad = 0, wg_combine = "kernel", mma = "none", stages = 2, lcl_swizzle = 0>}
@@ -104,8 +104,8 @@ func.func @matmul(%A: memref<10x16xf32>, %B: memref<16x20xf32>) -> memref<10x20x
 // CPU-LABEL: func.func @jacobi1d(
 // CPU:      mdh.compute "jacobi1d"
 // CPU-SAME: boundary = ["clamp"]}
-// CPU-SAME: config = #mdh.config<num_wg = [1], num_wi = [1], lt_size = [37], pt_size = [37],
-// CPU-SAME: inp_mem = {{\[\[}}"glb"], ["glb"]], res_mem = ["prv"], ocl_dim = {{\[\[}}2], [2]],
+// CPU-SAME: config = #mdh.config<num_wg = [3], num_wi = [1], lt_size = [16], pt_size = [16],
+// CPU-SAME: inp_mem = {{\[\[}}"glb"], ["glb"]], res_mem = ["prv"], ocl_dim = {{\[\[}}0], [2]],
 // CPU-SAME: buf_layout = {{\[\[\[}}0]], {{\[\[}}0]]], loop_order = {{\[\[}}0], [0]],
 // CPU-SAME: combine_layer = "end", vector_width = 1, unroll = 1, prefetch = 0, lcl_pad = 0, wg_combine = "kernel", mma = "none", stages = 2, lcl_swizzle = 0>}
 // GPU-LABEL: func.func @jacobi1d(

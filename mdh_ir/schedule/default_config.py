@@ -1342,28 +1342,56 @@ def _uncached(op: ComputeOp, num_wg, num_wi, lt, pt, pt_order) -> Config:
 
 
 def _rows(n: int, most: int) -> int:
-    """Rows of a register tile: the largest divisor of n up to `most`, unless that is 1
-    (then `_register_tile`'s choice). More rows than `most` multiply the accumulators
-    beyond the registers (PoCL, bmatmul 16x10x500x64: 10 rows of 20, 50 float4
-    accumulators, 0.39 ms; 2 rows 0.24 ms; numpy 0.30; blocks of runs in turns)."""
+    """Rows of a register tile: the largest divisor of n up to `most`, unless that is
+    less than `most - 1`: then a divisor below 2 `most` if there is one, else `most`
+    rows, the last tile partial (its rows clamped). More rows than `most` multiply the
+    accumulators beyond the registers (PoCL, bmatmul 16x10x500x64: 10 rows of 20, 50
+    float4 accumulators, 0.39 ms; 2 rows 0.24 ms; numpy 0.30; blocks of runs in turns);
+    fewer leave too few accumulators to hide the FMAs' latency (PoCL, matmul
+    530x172x3824, tiles of 16 columns: 2 rows 12.3 ms, 5 rows 6.6; 458x4830x336: 2
+    rows 16.6 ms, 4 rows, the last tile partial, 11.2; 602x398x230: 2 rows 3.1 ms, 7
+    rows 1.1)."""
     rows = max(t for t in range(1, min(n, most) + 1) if n % t == 0)
-    return rows if rows > 1 else _register_tile(n, most)
+    if rows >= most - 1 or n <= most:
+        return rows
+    more = [t for t in range(most + 1, 2 * most) if n % t == 0]
+    return more[0] if more else most
 
 
 def _register_tile(n: int, most: int) -> int:
-    """`most` if it divides n; else the largest divisor of n between most / 2 and
-    2.5 most, a multiple of 4 if one is (so vectors fit); else the largest of most / 2,
-    most / 4, ... dividing n if at least 4, else min(n, most). Measured on PoCL: bmatmul
-    16x10x500x64 with 10 x 20 tiles 0.32 ms, with the powers of two 4 x 4 1.78 ms."""
-    if n % most == 0:
-        return most
+    """The inner side of a register tile over n points: of `most`, the divisors of n
+    between most / 2 and 2.5 most and those of most / 2, most / 4, ... down to 4, the
+    one that covers n in the fewest vector operations (`_vector_ops`), the largest of
+    equals; `most` if it divides n (n if smaller). Whole vectors of `CPU_LANES` beat a
+    divisor that only narrower vectors fit (PoCL: matmul 3540x168x2010 in 28 columns of
+    float4 38.5 ms, in 16 of float16, the last tile partial, 17.1; 530x172x3824 in 4
+    columns 27.2, 16 12.3; 73x4824x1262 in 36 columns 21.0, 16 9.7), but not a tail of
+    scalar code as long as the vectors (19x72x748: 36 columns of float4 0.089 ms, 16 of
+    float16 0.139). Measured on PoCL: bmatmul 16x10x500x64 with 10 x 20 tiles 0.32 ms,
+    with the powers of two 4 x 4 1.78 ms."""
+    if n % most == 0 or n < 4:
+        return min(n, most)
+    most = min(n, most)
     near = [t for t in range(max(1, most // 2), int(2.5 * most) + 1) if n % t == 0]
-    if near:
-        return max(near, key=lambda t: (t % 4 == 0, t))
-    tile = most
-    while tile > 1 and n % tile:
-        tile //= 2
-    return tile if tile >= 4 or n < 4 else min(n, most)
+    halves = [t for t in (most >> h for h in range(most.bit_length())) if t >= 4 and n % t == 0]
+    return min([most, *near, *halves], key=lambda t: (_vector_ops(n, t), -t))
+
+
+def _vector_ops(n: int, side: int) -> float:
+    """Operations per row and reduction step that cover n points in tiles of `side`
+    with the widest vectors of `CPU_LANES` dividing it (else scalars), in units of a
+    vector's load and FMAs: one a whole vector; where the last tile is partial, one
+    for each lane of the vector that crosses its end (`mdh-vectorize` runs it as
+    scalars); and `TILE_OPS` a tile, the broadcast of its rows' input."""
+    lanes = next((w for w in CPU_LANES if side % w == 0), 1)
+    tail = n % side
+    vectors = n // side * (side // lanes) + tail // lanes + (lanes if tail % lanes else 0)
+    return vectors + TILE_OPS * ceildiv(n, side)
+
+
+TILE_OPS = 4 / 5
+"""A register tile's share of operations that do not grow with its columns (4 rows:
+4 broadcasts, against 5 operations a vector of the row: its load and 4 FMAs)."""
 
 
 def _enlarge_tiles(lt: list[int], kept: list[int], sizes, groups: int) -> None:
