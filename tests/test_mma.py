@@ -18,7 +18,7 @@ from dataclasses import replace
 import numpy as np
 import pytest
 from xdsl.context import Context
-from xdsl.dialects import memref
+from xdsl.dialects import memref, vector
 from xdsl.dialects.builtin import IndexType, MemRefType, i32
 from xdsl.ir import Block
 from xdsl.utils.exceptions import VerifyException
@@ -26,7 +26,7 @@ from xdsl.utils.exceptions import VerifyException
 from mdh_ir.builder import Input, Output, bf16, cc, compute_module, f16, f32, pw
 from mdh_ir.catalog import sum_of_products
 from mdh_ir.device import PRESETS
-from mdh_ir.dialects.lowlevel import LCL, PRV, AsyncWaitOp, CpAsyncOp, KernelOp, LdMatrixOp, LoadWidenedOp, MmaOp, memory_space
+from mdh_ir.dialects.lowlevel import ALIGNMENT_ATTR, LCL, PRV, AsyncWaitOp, CpAsyncOp, KernelOp, LdMatrixOp, LoadWidenedOp, MmaOp, memory_space
 from mdh_ir.driver.compiler import configure, lower_configured
 from mdh_ir.emit_opencl import opencl_source
 from mdh_ir.passes.lower_to_opencl import lowering
@@ -384,7 +384,7 @@ def rules(op, cfg, info) -> list[str]:
 
 MMA_BASE = dict(
     num_wg=(1, 1, 1), num_wi=(2, 16, 1), lt_size=(32, 16, 8), pt_size=(16, 1, 8),
-    inp_mem=(("lcl", "lcl"), ("glb", "glb")), res_mem=("prv",), vector_width=1, mma="tf32",
+    inp_mem=(("lcl", "lcl"), ("glb", "glb")), res_mem=("prv",), combine_layer="end", vector_width=1, mma="tf32",
 )  # fmt: skip
 
 
@@ -478,11 +478,14 @@ GPU_DEFAULT_TILES = {
     "f16": [((4096,) * 3, (128, 128), 1), ((2000,) * 3, (128, 128), 1), ((1536,) * 3, (64, 128), 1),
             ((1024,) * 3, (64, 128), 1), ((1000,) * 3, (64, 128), 1), ((128, 4096, 4096), (128, 128), 4),
             ((256, 256, 8192), (64, 64), 8), ((768,) * 3, (64, 64), 1), ((384,) * 3, (64, 64), 1),
-            ((256,) * 3, None, 1), ((16, 1000, 2048), (16, 64), 8), ((20, 4096, 4096), (16, 128), 4),
+            ((256,) * 3, (16, 64), 2), ((16, 1000, 2048), (16, 64), 8), ((20, 4096, 4096), (16, 128), 4),
             ((2924, 76, 2643), (16, 64), 2), ((1025,) * 3, (64, 128), 1)],
 }  # fmt: skip
 """Sizes, the GPU default's work-group tile on tensor cores (None: the FP32 path) and the
 work-groups its sum is split over."""
+UNPIPELINED = {(256, 256, 256)}
+"""Sizes of `GPU_DEFAULT_TILES` whose rows `cp.async` could move, but where no tile of
+asynchronous copies keeps the compute units busy, and those without take over."""
 
 
 @pytest.mark.parametrize("kind", ["tf32", "f16", "bf16"])
@@ -494,7 +497,8 @@ def test_gpu_default_tile_keeps_the_compute_units_busy(kind: str) -> None:
     below). f16 / bf16
     (asynchronous copies): 128 x 128 where it gives 1.5 work-groups a compute unit
     (2000^3: 256; not 1536^3: 144), else 64 x 128, or 64 x 64 down to 1/8 of the
-    compute units (768^3: 144 work-groups, 384^3: 36), below that (256^3: 16) FP32;
+    compute units (768^3: 144 work-groups, 384^3: 36), below that (256^3: 16) the
+    tiles without asynchronous copies (16 x 64 of one warp, split 2 ways);
     k in local tiles of 32 (64 for 16 x 64 tiles, `FEW_ROWS_K_TILE`), rows swizzled,
     as many slots (at most 4) as the 48 KB of local memory hold: 3 for 128 x 128, 4 for
     the others. TF32 and 16-bit rows that `cp.async` cannot move (1025^3, 2924 x 76
@@ -521,7 +525,7 @@ def test_gpu_default_tile_keeps_the_compute_units_busy(kind: str) -> None:
     for sizes, tile, splits in GPU_DEFAULT_TILES["tf32" if kind == "tf32" else "f16"]:
         cfg = default_config(find_compute(kind_matmul(kind, *sizes)), gpu)
         assert (cfg.mma, cfg.lt_size[:2]) == ((kind, tile) if tile else ("none", cfg.lt_size[:2])), sizes
-        if tile and kind != "tf32" and all(n % 4 == 0 for n in sizes[1:]):
+        if tile and kind != "tf32" and all(n % 4 == 0 for n in sizes[1:]) and sizes not in UNPIPELINED:
             k_tile = 64 if tile == (16, 64) else 32
             assert (cfg.lt_size[2], cfg.stages, cfg.lcl_swizzle, cfg.lcl_pad) == (k_tile, 3 if tile == (128, 128) else 4, 1, 0), sizes
         elif tile:
@@ -554,6 +558,38 @@ def test_gpu_default_of_few_rows_and_columns_matches_the_reference() -> None:
     cfg = default_config(find_compute(module), gpu)
     assert (cfg.mma, cfg.lt_size, cfg.stages) == ("f16", (16, 64, 64), 4), cfg
     inputs = random_inputs(find_compute(module), np.random.default_rng(6))
+    check_outputs(module, inputs, run_emulated(module, cfg, inputs))
+
+
+def test_gpu_default_without_async_tiles_takes_the_tiles_without() -> None:
+    """f16 165 x 68 x 4856, whose rows `cp.async` can move, but whose tiles of
+    asynchronous copies (at most 64 columns: 6 work-groups of 64 x 64 at 132 compute
+    units) keep too few busy: the 16 x 64 tiles of one warp without them, split, not
+    the FP32 path; the reference's results (on 64 compute units: 100 x 68 x 1032)."""
+    gpu = with_tensor_cores(PRESETS["gpu"])
+    cfg = default_config(find_compute(kind_matmul("f16", 165, 68, 4856)), gpu)
+    assert (cfg.mma, cfg.lt_size[:2], cfg.prefetch) == ("f16", (16, 64), 1) and cfg.num_wg[2] > 1, cfg
+    module = kind_matmul("f16", 100, 68, 1032)
+    small = default_config(find_compute(module), replace(gpu, compute_units=64))
+    assert (small.mma, small.lt_size[:2], small.prefetch) == ("f16", (16, 64), 1), small
+    inputs = random_inputs(find_compute(module), np.random.default_rng(7))
+    check_outputs(module, inputs, run_emulated(module, small, inputs))
+
+
+def test_copies_of_rows_of_even_length_move_aligned_pairs() -> None:
+    """A local copy from rows of 2 more than a multiple of 4 elements (f16 72 x 178 x 94:
+    B's rows of 178) moves 2 elements at a time, aligned (one 4-byte load; NVIDIA's
+    OpenCL splits an unaligned `vload4` into scalar loads); the reference's results."""
+    module = kind_matmul("f16", 72, 178, 94)
+    gpu = with_tensor_cores(PRESETS["gpu"])
+    cfg = default_config(find_compute(module), gpu)
+    lowered = lower_configured(configure(module, gpu, cfg)[0], gpu)
+    loads = {
+        (o.result.type.get_shape()[0], o.attributes[ALIGNMENT_ATTR].value.data if ALIGNMENT_ATTR in o.attributes else 0)
+        for o in lowered.walk() if isinstance(o, vector.LoadOp) and memory_space(o.base.type) == "glb"
+    }  # fmt: skip
+    assert loads == {(2, 4)}, loads
+    inputs = random_inputs(find_compute(module), np.random.default_rng(8))
     check_outputs(module, inputs, run_emulated(module, cfg, inputs))
 
 

@@ -1,5 +1,5 @@
 // RUN: mdh-opt %s -p 'lower-to-opencl{device=gpu}' > %t.whole
-// RUN: mdh-opt %s -p 'mdh-default-config{device=gpu}' | mdh-opt -p 'mdh-check-config{device=gpu}' | mdh-opt -p mdh-tile | mdh-opt -p mdh-assign-asm | mdh-opt -p mdh-promote-memory | mdh-opt -p mdh-place-combine | mdh-opt -p mdh-vectorize | mdh-opt -p lowlevel-expand | mdh-opt -p dce,cse | mdh-opt -p lowlevel-hoist-loads | mdh-opt -p lowlevel-align-vectors | mdh-opt -p 'lowlevel-async-copies{cp_async=true}' | mdh-opt -p lowlevel-swizzle-local > %t.steps
+// RUN: mdh-opt %s -p 'mdh-default-config{device=gpu}' | mdh-opt -p 'mdh-check-config{device=gpu}' | mdh-opt -p mdh-tile | mdh-opt -p mdh-assign-asm | mdh-opt -p 'mdh-promote-memory{aligned_copies=true}' | mdh-opt -p mdh-place-combine | mdh-opt -p mdh-vectorize | mdh-opt -p lowlevel-expand | mdh-opt -p dce,cse | mdh-opt -p lowlevel-hoist-loads | mdh-opt -p lowlevel-align-vectors | mdh-opt -p 'lowlevel-async-copies{cp_async=true}' | mdh-opt -p lowlevel-swizzle-local > %t.steps
 // RUN: diff %t.whole %t.steps
 // RUN: mdh-opt %s -p lower-to-opencl > %t.cpu
 // RUN: mdh-opt %s -p 'mdh-default-config{device=cpu},mdh-check-config{device=cpu},mdh-tile,mdh-assign-asm,mdh-promote-memory,mdh-place-combine,mdh-vectorize,lowlevel-expand,dce,cse,lowlevel-hoist-loads,lowlevel-align-vectors,lowlevel-async-copies,lowlevel-swizzle-local' | diff %t.cpu -

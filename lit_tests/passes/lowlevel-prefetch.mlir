@@ -79,16 +79,17 @@
 // CHECK-NEXT:    lowlevel.barrier
 
 // In OpenCL a slot is a pointer into the array of both, and the vector stores into it
-// stay aligned (each slot's 64 floats are a multiple of 16 bytes).
+// stay aligned (each slot's 64 floats are a multiple of 16 bytes); A's rows of 30
+// floats move as pairs (aligned, as the GPU's lowering has them), B's as vectors of 4.
 // CL-LABEL:   void double_0(
-// CL-DAG:       __local float [[A2:v[0-9]+]][128] __attribute__((aligned(16)));
 // CL-DAG:       __local float [[B2:v[0-9]+]][128] __attribute__((aligned(16)));
+// CL-DAG:       __local float [[A2:v[0-9]+]][128] __attribute__((aligned(16)));
 // CL:           for (int [[STEP:v[0-9]+]] = 0; [[STEP]] < 8; [[STEP]] += 1) {
 // CL:             const int [[P:v[0-9]+]] = as_int(as_uint([[STEP]]) % as_uint(2));
-// CL-NEXT:        __local float* [[BS:v[0-9]+]] = [[B2]] + [[P]] * 64;
 // CL-NEXT:        __local float* [[AS:v[0-9]+]] = [[A2]] + [[P]] * 64;
+// CL-NEXT:        __local float* [[BS:v[0-9]+]] = [[B2]] + [[P]] * 64;
+// CL:               *(__local float2*)([[AS]] + {{.*}}) =
 // CL:               *(__local float4*)([[BS]] + {{.*}}) =
-// CL:               *(__local float4*)([[AS]] + {{.*}}) =
 
 // A local-tile loop of one step (lt_size 30 along k) has nothing to overlap; with
 // prefetch = 0 the copies stay as they are.

@@ -63,7 +63,7 @@ def lowering(
         MDHSplitStats(),
         MDHTile(),
         MDHAssignASM(),
-        MDHPromoteMemory(),
+        MDHPromoteMemory(aligned_copies=device == "gpu"),
         MDHPlaceCombine(),
         MDHMma(whole_tiles=tensor_cores),
         MDHVectorize(flush=device == "cpu"),

@@ -366,8 +366,9 @@ def _gpu_mma_tiles(op: ComputeOp, device: DeviceInfo, cfg: Config) -> Config | N
     work-groups a compute unit for the widest and for `_unsplit` tiles; larger tiles
     read each input fewer times, but leave compute units idle),
     counting a work-group per point of the kept outer dimensions (`MmaForm.outer`: a
-    batch, a convolution's pixels, one point a work-group); None where none does, for
-    the FP32 path. f16 on an H100, same runs, from flushed caches, these
+    batch, a convolution's pixels, one point a work-group); where the tiles of
+    asynchronous copies find none, among `MMA_TILES` (`_mma_tiles_of`); None where
+    neither does, for the FP32 path. f16 on an H100, same runs, from flushed caches, these
     tiles 4 stages deep against the former 128 x 256 (or 64 x 128, or FP32 path) one
     tile ahead: 4096^3 0.898 -> 0.698 ms, 3000^3 0.527 -> 0.335, 2000^3 0.154 -> 0.121,
     1536^3 0.107 -> 0.058, 1000^3 0.051 -> 0.030, 768^3 0.071 -> 0.017, 512^3 0.023 ->
@@ -391,9 +392,23 @@ def _gpu_mma_tiles(op: ComputeOp, device: DeviceInfo, cfg: Config) -> Config | N
     total = prod(op.sizes[d] for d in _kinds(op)[1])
     if total < MMA_SHORTEST_SUM:
         return None
+    pipelined = _async_copies(op, device, kind)
+    chosen = _mma_tiles_of(op, device, cfg, form, kind, total, pipelined)
+    return chosen if chosen is not None or not pipelined else _mma_tiles_of(op, device, cfg, form, kind, total, False)
+
+
+def _mma_tiles_of(
+    op: ComputeOp, device: DeviceInfo, cfg: Config, form: MmaForm, kind: str, total: int, pipelined: bool
+) -> Config | None:
+    """`_gpu_mma_tiles`' choice among `ASYNC_MMA_TILES` (`pipelined`) or `MMA_TILES`;
+    None where none keeps the compute units busy. Where the tiles of asynchronous
+    copies find none, those without take over: their 16 x 64 tiles of one warp split
+    the sum further (`ONE_WARP_SPLITS`). H200, from flushed caches, FP32 path -> 16 x 64
+    tiles (ms): f16 165 x 68 x 4856 0.0657 -> 0.0185, 32 x 1000 x 2048 0.0301 -> 0.0132,
+    64 x 1000 x 2048 0.0329 -> 0.0155, 33 x 708 x 2148 0.0312 -> 0.0143, 256^3 0.0142 ->
+    0.0089 (bf16 0.0148 -> 0.0090): every default this changed among 1331 sizes."""
     rows, cols = op.sizes[form.i], op.sizes[form.j]
     points = prod(op.sizes[d] for d in form.kept)
-    pipelined = _async_copies(op, device, kind)
     tiles = [
         (t, ceildiv(rows, t[0]) * ceildiv(cols, t[1]) * points)
         for t in (ASYNC_MMA_TILES if pipelined else MMA_TILES)
@@ -406,7 +421,8 @@ def _gpu_mma_tiles(op: ComputeOp, device: DeviceInfo, cfg: Config) -> Config | N
             least = ASYNC_SMALLEST_BUSY
         elif pipelined and tile == ASYNC_MMA_TILES[0] or _unsplit(tile, pipelined):
             least = WIDE_BUSY
-        fragments = _mma_tile(op, device, cfg, form, kind, *tile) if groups >= least * device.compute_units else None
+        enough = groups >= least * device.compute_units
+        fragments = _mma_tile(op, device, cfg, form, kind, tile, pipelined) if enough else None
         if fragments is not None and not violations(op, fragments, device):
             chosen, busy = _paired(op, device, fragments, form, groups, total), groups / _split_busy(tile, pipelined)
             break
@@ -508,12 +524,12 @@ def _split(
         while groups * splits < busy and splits < (ONE_WARP_SPLITS if one_warp else MOST_SPLITS):
             splits *= 2
         while splits > 1 and not (
-            ceildiv(total, splits) >= ONE_WARP_SUM if one_warp else _split_pays(tile, total // splits)
+            ceildiv(total, splits) >= ONE_WARP_SUM if one_warp else _split_pays(tile, ceildiv(total, splits))
         ):
             splits //= 2
         if splits == 1 or groups * splits < MMA_BUSY * device.compute_units:
             continue
-        fragments = _mma_tile(op, device, cfg, form, kind, *tile)
+        fragments = _mma_tile(op, device, cfg, form, kind, tile, pipelined)
         split = _with_groups(fragments, _at(fragments.num_wg, form.k, splits))
         last = split.with_(wg_combine="last")
         if device.fences_across_groups and not violations(op, last, device):
@@ -622,13 +638,13 @@ def _at(values: tuple[int, ...], d: int, value: int) -> tuple[int, ...]:
 
 
 def _mma_tile(
-    op: ComputeOp, device: DeviceInfo, cfg: Config, form: MmaForm, kind: str, rows: int, cols: int, wi_rows: int,
-    wi_cols: int,
+    op: ComputeOp, device: DeviceInfo, cfg: Config, form: MmaForm, kind: str, tile: tuple[int, ...], pipelined: bool
 ) -> Config:
-    """`cfg` on fragments of `kind` in work-group tiles of `rows` x `cols` (`_gpu_mma_tiles`).
+    """`cfg` on fragments of `kind` in work-group tiles of `tile` (rows, columns, and
+    the work-items along each; `_gpu_mma_tiles`).
 
-    16-bit kinds, on a device with `cp.async` and inputs whose rows are a multiple of
-    the copies' vectors (`_async_copies`): the local copies in the inputs' own layouts
+    `pipelined` (16-bit kinds, on a device with `cp.async` and inputs whose rows it can
+    move, `_async_copies`): the local copies in the inputs' own layouts
     (no copy transposes; `ldmatrix` loads A as it is, B transposed), k in local tiles
     of `ASYNC_K_TILE` with rows swizzled instead of padded (`lcl_swizzle`), filled by
     asynchronous copies up to `MMA_STAGES - 1` local tiles ahead, as deep as local
@@ -645,16 +661,17 @@ def _mma_tile(
     too 1.3-1.5x slower: its copy transposes; in 128 x 128 tiles two local slots
     through registers, `prefetch = 2`, 1.086 -> 1.054 ms at 4096^3, equal at 2000^3:
     not taken)."""
+    rows, cols, wi_rows, wi_cols = tile
     num_wi, pt, lt = [1] * op.rank, [1] * op.rank, [1] * op.rank
-    for d, wi, tile in ((form.i, wi_rows, rows), (form.j, wi_cols, cols)):
-        num_wi[d], pt[d], lt[d] = wi, tile // wi, tile
+    for d, wi, side in ((form.i, wi_rows, rows), (form.j, wi_cols, cols)):
+        num_wi[d], pt[d], lt[d] = wi, side // wi, side
     pt[form.k], lt[form.k] = SHAPES[kind][2], 16
     pw = _kinds(op)[1]
     num_wg = [1 if d in pw else ceildiv(n, lt[d]) for d, n in enumerate(op.sizes)]
     order = (*(d for d in range(op.rank) if d not in pw), *(d for d in pw if d != form.k), form.k)
     inputs = len(op.inputs)
     layouts, prefetch, stages, pad, swizzle = list(cfg.buf_layout[0]), 1, 2, 8, 0
-    if _async_copies(op, device, kind):
+    if pipelined:
         layouts = [tuple(range(len(v.type.get_shape()))) for v in op.inputs]  # type: ignore[attr-defined]
         prefetch, stages, pad, swizzle = 3, MMA_STAGES - 1 if form.outer else MMA_STAGES, 0, 1
         if op.sizes[form.k] >= ASYNC_K_TILE:
@@ -695,7 +712,13 @@ def _deepest(op: ComputeOp, device: DeviceInfo, cfg: Config) -> Config:
 def _async_copies(op: ComputeOp, device: DeviceInfo, kind: str) -> bool:
     """Whether the GPU default fills the local tiles of fragments of `kind` by
     asynchronous copies (`_mma_tile`): 16-bit kinds on a device with `cp.async`,
-    inputs whose rows are a multiple of the copies' vectors (`COPY_LANES`)."""
+    inputs whose rows are a multiple of the copies' vectors (`COPY_LANES`). Rows of an
+    even length could move by 4-byte copies (`TilePlan.copy_lanes`); measured against
+    the tiles without (H200, ms), four times as many copies won up to 2x and lost up
+    to 2x with no rule found between: f16 1022^3 0.0515 -> 0.0284, 33 x 4094 x 4098
+    0.0650 -> 0.0327, 72 x 1762 x 5400 0.0584 -> 0.0387, but 5636 x 438 x 480 0.0347 ->
+    0.0478 (its twin of rows of 440 0.0217), 696 x 192 x 718 0.0126 -> 0.0161, bf16
+    159 x 430 x 2608 0.0253 -> 0.0489."""
     shapes = [v.type.get_shape() for v in op.inputs]  # type: ignore[attr-defined]
     return kind != "tf32" and device.async_copies and all(s[-1] % COPY_LANES == 0 for s in shapes)
 

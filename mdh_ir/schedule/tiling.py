@@ -378,12 +378,13 @@ class TilePlan:
             return False
         return swizzle_chunks(shape[-1] * element_bytes(self.op.input_element_types[b])) is not None
 
-    def copy_lanes(self, b: int) -> int:
+    def copy_lanes(self, b: int, aligned: bool = False) -> int:
         """Elements input b's local copy moves at once along its innermost axis: into a
         swizzled buffer a 16-byte chunk's worth where its rows and the source's are
         multiples of it (16-byte `cp.async`; H100, f16 4096^3 in 128 x 128 x 32 tiles,
-        3 slots: 0.537 -> 0.388 ms), else `COPY_LANES` where its rows are a multiple,
-        else 1."""
+        3 slots: 0.537 -> 0.388 ms); with `aligned`, the widest of `COPY_LANES`, half
+        of it, ... that divides both rows (vectors aligned to their size,
+        `mdh-promote-memory`); else `COPY_LANES` where its rows are a multiple; else 1."""
         shape = self.box(b, "lt").shape(self.cfg.buf_layout[0][b])  # type: ignore[union-attr]
         if not shape:
             return 1
@@ -392,6 +393,9 @@ class TilePlan:
         source = self.op.inputs[b].type.get_shape()[-1]  # type: ignore[attr-defined]
         if self.swizzled(b) and row % chunk == 0 and source % chunk == 0:
             return chunk
+        widest = max(n for n in (COPY_LANES, COPY_LANES // 2, 1) if row % n == 0 and source % n == 0)
+        if aligned and widest > 1:
+            return widest
         return COPY_LANES if row % COPY_LANES == 0 else 1
 
     def cached(self, layer: str) -> list[int]:
