@@ -55,7 +55,6 @@ def test_the_default_of_a_transposed_scan_with_sizes_not_dividing_its_tiles() ->
         assert all(pt <= lt <= n for pt, lt, n in zip(cfg.pt_size, cfg.lt_size, op.sizes))
 
 
-
 def cpu_matmul_tile(i: int, j: int, k: int) -> tuple[int, int, int]:
     """Rows, columns and vector width of the CPU default's register tile of matmul."""
     cfg = default_config(find_compute(CATALOG["matmul"].build(i=i, j=j, k=k)), PRESETS["cpu"])

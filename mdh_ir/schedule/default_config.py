@@ -394,7 +394,9 @@ def _gpu_mma_tiles(op: ComputeOp, device: DeviceInfo, cfg: Config) -> Config | N
         return None
     pipelined = _async_copies(op, device, kind)
     chosen = _mma_tiles_of(op, device, cfg, form, kind, total, pipelined)
-    return chosen if chosen is not None or not pipelined else _mma_tiles_of(op, device, cfg, form, kind, total, False)
+    if chosen is None and pipelined:
+        chosen = _mma_tiles_of(op, device, cfg, form, kind, total, False)
+    return chosen
 
 
 def _mma_tiles_of(
