@@ -189,6 +189,7 @@ def _random_cases(seed: int, count: int, suffixes: tuple[str, ...] = _ALL_PRECIS
 
 SWEEPS["gpu-random"] = _random_cases(1, 40)
 SWEEPS["cpu-random"] = _random_cases(1, 40, ("",), 1 / 50)
+SWEEPS["gpu-random-fp32"] = _random_cases(2, 40, ("",))
 SWEEPS["gpu-chains"] = [*_CHAINS, "mm_bias_relu:4096", "jacobi3d_twice:256", "jacobi3d_twice:512"]
 SWEEPS["cpu-chains"] = [*_CHAINS, "mm_bias_relu:1024", "jacobi3d_twice:256"]
 SWEEPS["gpu"] = SWEEPS["gpu-matmul"] + SWEEPS["gpu-conv"] + SWEEPS["gpu-other"]
@@ -202,7 +203,8 @@ softmax, Jacobi3D twice), each timed fused, unfused and against its single op, a
 same precision) and `gpu-precision-conv` (likewise ResNet-50's 3×3 convolutions and
 conv3's 1×1 ones at batch 32 against cuDNN, and batched products) and `gpu-random`,
 `cpu-random` (40 sizes a user might pick, `_random_cases`; the CPU's in FP32, of at most
-1/50 of the flops), not parts of the whole sweeps."""
+1/50 of the flops) and `gpu-random-fp32` (40 other sizes in FP32, where Triton is a peer
+of the products), not parts of the whole sweeps."""
 
 
 def sweeps_including(name: str) -> list[str]:

@@ -84,3 +84,59 @@ def test_a_convolution_of_few_work_groups_splits_narrow_tiles() -> None:
     cfg = default_config(find_compute(module), PRESETS["gpu"])
     n, p, q, k, r, s, c = range(7)
     assert cfg.lt_size[k] == 64 and cfg.num_wg[c] == 4, cfg
+
+
+def test_a_filter_too_large_for_local_memory_steps_its_rows_and_columns() -> None:
+    """A 5 x 5 filter over 9 channels for 130 outputs: its whole reduction steps (25 x 8)
+    of 64 channels take 100 KB; the register tiles step the filter's rows and
+    columns one at a time instead (`_outer_steps`), which fits, and compute the
+    reference's result. A 3 x 3 filter keeps its whole steps."""
+    sizes = dict(n=17, p=3, q=3, k=130, r=5, s=5, c=9, stride=1)
+    params = CATALOG["mcc"].params(**sizes)
+    module = CATALOG["mcc"].build(**params)
+    op = find_compute(module)
+    cfg = default_config(op, PRESETS["gpu"])
+    n, p, q, k, r, s, c = range(7)
+    assert cfg.inp_mem[0] == ("lcl", "lcl") and cfg.lt_size[k] >= 64, cfg
+    assert cfg.lt_size[r] == cfg.lt_size[s] == 1 and cfg.lt_size[c] == 8, cfg
+    assert not violations(op, cfg, PRESETS["gpu"])
+    whole = cfg.with_(lt_size=tuple(5 if d in (r, s) else t for d, t in enumerate(cfg.lt_size)))
+    assert [v.rule for v in violations(op, whole, PRESETS["gpu"])] == ["local-memory"]
+    run_and_check(module, CATALOG["mcc"].inputs(np.random.default_rng(3), **params), cfg)
+    three = CATALOG["mcc"].build(**CATALOG["mcc"].params(**{**sizes, "r": 3, "s": 3}))
+    cfg = default_config(find_compute(three), PRESETS["gpu"])
+    assert cfg.lt_size[r] == cfg.lt_size[s] == 3, cfg
+
+
+@pytest.mark.parametrize(
+    "sizes, shape",
+    [
+        (dict(i=29, j=257, k=2910), "split 32"),  # 10 work-groups of 64 x 16 rows: 320 with the split
+        (dict(i=60, j=120, k=5000), "split 64"),  # 36M products: beyond sectors' too
+        (dict(i=17, j=71, k=257), "shared"),  # 0.3M products
+        (dict(i=100, j=16, k=700), "sectors"),  # 1.1M products, columns a sector at a time
+    ],
+)
+def test_few_outputs_of_much_work_take_register_tiles_split_until_a_wave(sizes: dict, shape: str) -> None:
+    """Fewer outputs than 64 a compute unit: the register tiles, split in up to 64 parts
+    of at least 16 elements until their work-groups fill a wave, where the products
+    exceed `SHARED_WORK` (`SECTOR_WORK` where the columns are read a sector at a time);
+    below, each output's reduction shared among work-items."""
+    module = CATALOG["matmul"].build(**CATALOG["matmul"].params(**sizes))
+    cfg = default_config(find_compute(module), PRESETS["gpu"])
+    i, j, k = range(3)
+    tiled = cfg.inp_mem[0] == ("lcl", "lcl")
+    if shape.startswith("split"):
+        assert tiled and cfg.lt_size[j] == 64 and cfg.num_wg[k] == int(shape.split()[1]), cfg
+    else:
+        assert not tiled and cfg.num_wg[k] == 1 and cfg.num_wi[k] > 1, cfg
+        assert (cfg.num_wi[j] == 2) == (shape == "sectors"), cfg
+
+
+def test_few_outputs_split_in_many_parts_match_the_reference() -> None:
+    """17 x 19 outputs of a 6500-long reduction: register tiles split in 64 parts."""
+    params = CATALOG["matmul"].params(i=17, j=19, k=6500)
+    module = CATALOG["matmul"].build(**params)
+    cfg = default_config(find_compute(module), PRESETS["gpu"])
+    assert cfg.num_wg[2] == 64, cfg
+    run_and_check(module, CATALOG["matmul"].inputs(np.random.default_rng(5), **params), cfg)

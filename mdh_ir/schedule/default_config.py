@@ -14,7 +14,11 @@
   over 56^2, 28^2, 14^2, 7^2: 0.570, 0.495, 0.490, 0.491 -> 0.424, 0.294, 0.292, 0.429),
   its side and the split of the reduction across work-groups filling the device
   (`_side_and_split`), where it satisfies every rule (else the side of 64, else the
-  sides not grown); else, with two kept dimensions of at least 64 and an input element
+  sides not grown, else each with the outer reduction dimensions in steps of one:
+  `_outer_steps`); with fewer outputs than 64 a compute unit, only past `SHARED_WORK`
+  products (`SECTOR_WORK` where `_sector_columns` applies), on sides of 64 with the
+  reduction split in up to 64 parts until a wave is filled (`_few_outputs_split`; H200,
+  matmul 29 x 257 x 2910: 0.145 -> 0.018 ms); else, with two kept dimensions of at least 64 and an input element
   read for several outputs (`_reads_shared`), 4 x 2 outputs per work-item with the
   weights in local memory (`_gpu_output_tiles`). With a reduction, when the innermost
   kept dimension takes all work-items, each computes 4 outputs along the next kept
@@ -198,11 +202,12 @@ def _gpu_config(op: ComputeOp, device: DeviceInfo) -> Config:
     many = outputs >= 64 * device.compute_units or not pw
     shapes: list[Config | None] = []
     rows = _register_rows(op, kept) if len(kept) >= 2 else None
-    if many and rows is not None and _register_tiles_pay(op, device, rows):
+    if (many or not _shared_reductions_pay(op)) and rows is not None and _register_tiles_pay(op, device, rows):
         pair = [rows, kept[-1]]
-        side, split = _side_and_split(op, device, pair, pw)
+        side, split = _side_and_split(op, device, pair, pw) if many else _few_outputs_split(op, device, pair, pw)
         tries = dict.fromkeys(((side, True), (64, True), (side, False)))
         shapes = [_gpu_register_tiles(op, device, pair, pw, s, split, extend) for s, extend in tries]
+        shapes += [_outer_steps(op, shape) for shape in shapes if len(pw) > 1]
     if len(kept) >= 2 and pw and min(sizes[d] for d in kept[-2:]) >= 64 and _reads_shared(op):
         tiled = _gpu_output_tiles(op, device, kept[-2:], pw)
         shapes += [_local_weights(op, tiled, kept[-2]), tiled]
@@ -786,13 +791,18 @@ def _sector_columns(op: ComputeOp, device: DeviceInfo, d: int, r: int) -> Config
     work-items reading 4 bytes of a sector; 8.1 us, tuned 7.9, in the runs of
     2026-11-23 03:41 and 03:55). None where that does not apply or `SECTOR` does not
     divide `d`."""
-    if not _read_across(op, d, r) or op.sizes[d] % SECTOR:
+    if not _sectors(op, d, r):
         return None
     num_wi, pt = [1] * op.rank, [1] * op.rank
     num_wi[d], pt[d], num_wi[r] = 2, SECTOR // 2, min(128, op.sizes[r])
     cfg = _assemble(op, device, num_wi, pt, tuple(range(op.rank)), busy=0)
     wi_dims = tuple(0 if k == d else 1 if k == r else 2 for k in range(op.rank))
     return cfg.with_(ocl_dim=(cfg.ocl_dim[0], wi_dims))
+
+
+def _sectors(op: ComputeOp, d: int, r: int) -> bool:
+    """Whether `_sector_columns` applies to columns `d` and reduction `r`."""
+    return _read_across(op, d, r) and op.sizes[d] % SECTOR == 0
 
 
 SHARERS = 16
@@ -921,6 +931,59 @@ def _register_rows(op: ComputeOp, kept: list[int]) -> int | None:
     return max(rows, key=lambda d: (op.sizes[d], d)) if rows else None
 
 
+SHARED_WORK = 1 << 21
+"""Most products (outputs times reduction) for which a GPU default of fewer outputs than
+64 a compute unit shares each output's reduction among work-items (`_filled`) instead of
+taking the register tiles, split by `_few_outputs_split`, where those pay
+(`_register_tiles_pay`): each output's work-items read a column of the other input a
+sector an element, once for each row of outputs. `SECTOR_WORK` where the columns go a
+sector at a time (`_sector_columns`). H200, ms (shared, register tiles split in 64):
+matmul 48 x 33 x 700 (1.1M products) 0.0079, 0.0107; 64 x 33 x 700 (1.5M) 0.0086, 0.0107;
+17 x 71 x 257 0.0063, 0.0094; 24 x 100 x 700 (1.7M) 0.0154, 0.0100; 100 x 33 x 700 (2.3M)
+0.0102, 0.0108; 64 x 100 x 700 (4.5M) 0.0108, 0.0114; 48 x 150 x 700 (5M) 0.0374, 0.0110;
+40 x 150 x 1000 0.0434, 0.0112; 29 x 257 x 2910 0.145, 0.0151; bmatmul 2 x 40 x 100 x 1000
+0.0583, 0.0116; below 0.01 ms, the split's two kernels cost more than they save."""
+SECTOR_WORK = 1 << 24
+"""`SHARED_WORK` for products whose columns `_sector_columns` reads a sector at a time.
+H200, ms (sectors, register tiles split in 64): matmul 100 x 16 x 700 0.0058, 0.0105; 33 x
+200 x 400 0.0084, 0.0103; 127 x 16 x 2910 (5.9M) 0.0107, 0.0137; 64 x 64 x 2910 (11.9M)
+0.0129, 0.0141; 20 x 64 x 3000 (3.8M, 160 work-groups) 0.0168, 0.0119; 29 x 256 x 2910
+(21.6M) 0.0536, 0.0198; 60 x 120 x 5000 (36M) 0.0422, 0.0177."""
+
+
+def _shared_reductions_pay(op: ComputeOp) -> bool:
+    """Whether a GPU default of few outputs shares each output's reduction among
+    work-items (`SHARED_WORK`, `SECTOR_WORK`) rather than take the register tiles."""
+    kept, pw = _kinds(op)
+    if not kept or not pw:
+        return True
+    work = prod(op.sizes[d] for d in kept + pw)
+    return work < (SECTOR_WORK if _sectors(op, kept[-1], pw[-1]) else SHARED_WORK)
+
+
+FEW_OUTPUTS_SPLITS = 64
+"""Most parts of the reduction a work-group of `_few_outputs_split` takes."""
+FEW_OUTPUTS_PART = 16
+"""Fewest elements of a part of `_few_outputs_split`'s reduction (H200, matmul 40 x 150
+x 1000 in register tiles of 64, ms: 8 parts of 125 elements 0.0164, 32 of 32 0.0112)."""
+
+
+def _few_outputs_split(op: ComputeOp, device: DeviceInfo, pair: list[int], pw: list[int]) -> tuple[int, int]:
+    """The register tiles' side and split where the outputs are few (`SHARED_WORK`):
+    64, and the innermost reduction split until its work-groups fill a wave, in up to
+    `FEW_OUTPUTS_SPLITS` parts of at least `FEW_OUTPUTS_PART` elements (H200, matmul 29 x
+    257 x 2910, 10 work-groups, ms: split in 8 0.0398, 16 0.0241, 32 0.0173, 64 0.0151;
+    60 x 120 x 5000 0.0671, 0.0380, 0.0240, 0.0177; sides of 128 slower: 16 parts 0.0284)."""
+    groups = _tile_groups(op, pair, 64)
+    return 64, reduction_parts(groups, op.sizes[pw[-1]], device, FEW_OUTPUTS_SPLITS, FEW_OUTPUTS_PART)
+
+
+def _tile_groups(op: ComputeOp, pair: list[int], side: int) -> int:
+    """Work-groups over the kept dimensions of the register tiles of `side` on `pair`."""
+    tiles = _merged(_side_tiles(op, pair, side))
+    return prod(ceildiv(op.sizes[d], tiles.get(d, 1)) for d in _kinds(op)[0])
+
+
 def _side_and_split(op: ComputeOp, device: DeviceInfo, pair: list[int], pw: list[int]) -> tuple[int, int]:
     """The register tiles' work-group side and the split of the innermost reduction
     across work-groups. A wave is two work-groups a compute unit. 128 where its
@@ -938,13 +1001,8 @@ def _side_and_split(op: ComputeOp, device: DeviceInfo, pair: list[int], pw: list
     28, 196 of 128, 64/1 0.131 (128/1 0.168), 3x3 over 14 x 14 64/1 0.293 (128/4 0.338),
     1x1 2048 to 512 over 7 x 7 128/8 0.145 (64/1 0.180); at n = 1, 3x3 stride 2 over 14
     x 14 64/4 0.094 (128/4 0.174)."""
-    sizes, kept = op.sizes, _kinds(op)[0]
-
-    def groups(side: int) -> int:
-        tiles = _merged(_side_tiles(op, pair, side))
-        return prod(ceildiv(sizes[d], tiles.get(d, 1)) for d in kept)
-
-    count = {side: groups(side) for side in (64, 128)}
+    sizes = op.sizes
+    count = {side: _tile_groups(op, pair, side) for side in (64, 128)}
     smaller, parts = side_and_split(count[128], count[64], prod(sizes[d] for d in pw), sizes[pw[-1]], device)
     return (64 if smaller else 128), parts
 
@@ -976,12 +1034,13 @@ def filled(groups: int, device: DeviceInfo) -> bool:
     return groups >= 0.8 * _wave(device)
 
 
-def reduction_parts(groups: int, size: int, device: DeviceInfo) -> int:
+def reduction_parts(groups: int, size: int, device: DeviceInfo, most: int = 8, shortest: int = 64) -> int:
     """The parts to split a reduction of `size` elements into across work-groups so that
     `groups` work-groups, each split as many times, fill a wave (`_wave`): doubling, up
-    to 8 parts of at least 64 elements each; 1 where `groups` fill it already."""
+    to `most` parts of at least `shortest` elements each; 1 where `groups` fill it
+    already."""
     parts = 1
-    while parts < 8 and groups * parts < _wave(device) and size // (2 * parts) >= 64:
+    while parts < most and groups * parts < _wave(device) and size // (2 * parts) >= shortest:
         parts *= 2
     return parts
 
@@ -1032,6 +1091,16 @@ def _gpu_register_tiles(
         wg_combine="kernel",
     )  # fmt: skip
     return _widest_vectors(op, cfg, (2,), whole=True)
+
+
+def _outer_steps(op: ComputeOp, cfg: Config) -> Config:
+    """`cfg` with the local tiles of the pw dimensions before the innermost of 1: the
+    GPU default's register tiles where those with whole ones do not fit local memory (a
+    5 x 5 filter's 25 x 8 reduction steps of 128 channels take 100 KB; H200, ResNet-like
+    5 x 5 convolution of 512 to 320 channels over 7 x 7 at n = 16: 4.669 ms with one
+    output a work-item, 0.4245 in these tiles, cuDNN 0.4305)."""
+    pw = _kinds(op)[1]
+    return cfg.with_(lt_size=tuple(1 if d in pw[:-1] else t for d, t in enumerate(cfg.lt_size)))
 
 
 def _side_tiles(op: ComputeOp, pair: list[int], side: int, extend: bool = True) -> dict[int, dict[int, int]]:
