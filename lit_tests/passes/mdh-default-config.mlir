@@ -15,8 +15,8 @@
 //   (matvec: 4 rows of 64); with a reduction, an input read as vectors that does not depend on
 //   the tile's outer dimension is packed into local memory when its panel over the whole
 //   reduction has at least 16 KB, and a work-group computes about 64 tiles along the dimensions
-//   it does not depend on, keeping 8 work-groups (@panel: 512 x 16 floats, 64 tiles of 4 x 16
-//   along i, B in local memory; matmul's 16 x 20 floats stay in the cache); where an input is not contiguous along the output's
+//   it does not depend on, keeping 8 work-groups (@panel: 512 x 16 floats, 32 tiles of 8 x 16
+//   along i, B in local memory: rows up to 12 accumulator vectors where they divide the rows; matmul's 16 x 20 floats stay in the cache); where an input is not contiguous along the output's
 //   innermost dimension, it is packed transposed (@contraction: B's f axis last, vectors of 16
 //   along f, rows along b, which A reads contiguously); a work-item computing several tiles,
 //   each over the whole reduction, flushes its results after each tile (combine_layer "pt":
@@ -364,7 +364,7 @@ func.func @narrow(%A: memref<7x512xf32>, %B: memref<512x2048xf32>) -> memref<7x2
 
 // CPU-LABEL: func.func @panel(
 // CPU:      mdh.compute "panel"
-// CPU-SAME: config = #mdh.config<num_wg = [2, 4, 1], num_wi = [1, 1, 1], lt_size = [256, 16, 512], pt_size = [4, 16, 512],
+// CPU-SAME: config = #mdh.config<num_wg = [2, 4, 1], num_wi = [1, 1, 1], lt_size = [256, 16, 512], pt_size = [8, 16, 512],
 // CPU-SAME: inp_mem = {{\[\[}}"glb", "lcl"], ["glb", "glb"]], res_mem = ["prv"], ocl_dim = {{\[\[}}1, 0, 2], [2, 2, 2]],
 // CPU-SAME: buf_layout = {{\[\[\[}}0, 1], [0, 1]], {{\[\[}}0, 1], [0, 1]]], loop_order = {{\[\[}}0, 1, 2], [2, 0, 1]],
 // CPU-SAME: combine_layer = "pt", vector_width = 16, unroll = 1, prefetch = 0, lcl_pad = 0, wg_combine = "kernel", mma = "none", stages = 2, lcl_swizzle = 0>}
@@ -380,7 +380,7 @@ func.func @panel(%A: memref<512x512xf32>, %B: memref<512x64xf32>) -> memref<512x
 
 // CPU-LABEL: func.func @contraction(
 // CPU:      mdh.compute "contraction"
-// CPU-SAME: config = #mdh.config<num_wg = [2, 1, 2, 1, 2, 1, 1], num_wi = [1, 1, 1, 1, 1, 1, 1], lt_size = [1, 8, 1, 6, 1, 16, 8], pt_size = [1, 4, 1, 1, 1, 16, 8],
+// CPU-SAME: config = #mdh.config<num_wg = [2, 1, 2, 1, 2, 1, 1], num_wi = [1, 1, 1, 1, 1, 1, 1], lt_size = [1, 8, 1, 6, 1, 16, 8], pt_size = [1, 8, 1, 1, 1, 16, 8],
 // CPU-SAME: inp_mem = {{\[\[}}"glb", "lcl"], ["glb", "glb"]], res_mem = ["prv"], ocl_dim = {{\[\[}}2, 2, 1, 2, 0, 2, 2], [2, 2, 2, 2, 2, 2, 2]],
 // CPU-SAME: buf_layout = {{\[\[\[}}0, 1, 2, 3], [0, 2, 3, 1]], {{\[\[}}0, 1, 2, 3], [0, 1, 2, 3]]], loop_order = {{\[\[}}0, 1, 2, 3, 4, 5, 6], [6, 0, 2, 3, 4, 1, 5]],
 // CPU-SAME: combine_layer = "pt", vector_width = 16, unroll = 1, prefetch = 0, lcl_pad = 0, wg_combine = "kernel", mma = "none", stages = 2, lcl_swizzle = 0>}
@@ -396,10 +396,10 @@ func.func @contraction(%A: memref<8x6x2x8xf32>, %B: memref<2x16x8x2xf32>) -> mem
 
 // Sizes no vector width divides (63 x 127 x 512): the inner side of the register tile is 16,
 // vectors of 16 along j, the last tile's last vector split off to scalar code (mdh-vectorize);
-// the rows a divisor up to 4 (3), B packed into local memory.
+// the rows a divisor up to 6 where one is 5 or 6, else below 12 (7), B packed into local memory.
 // CPU-LABEL: func.func @odd(
 // CPU:      mdh.compute "odd"
-// CPU-SAME: config = #mdh.config<num_wg = [1, 8, 1], num_wi = [1, 1, 1], lt_size = [63, 16, 512], pt_size = [3, 16, 512],
+// CPU-SAME: config = #mdh.config<num_wg = [1, 8, 1], num_wi = [1, 1, 1], lt_size = [63, 16, 512], pt_size = [7, 16, 512],
 // CPU-SAME: inp_mem = {{\[\[}}"glb", "lcl"], ["glb", "glb"]],
 // CPU-SAME: vector_width = 16,
 func.func @odd(%A: memref<63x512xf32>, %B: memref<512x127xf32>) -> memref<63x127xf32> {
