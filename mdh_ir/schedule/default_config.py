@@ -18,8 +18,8 @@
   `_outer_steps`); with fewer outputs than 64 a compute unit, only past `SHARED_WORK`
   products (`SECTOR_WORK` where `_sector_columns` applies), on sides of 64 with the
   reduction split in up to 64 parts until a wave is filled (`_few_outputs_split`; H200,
-  matmul 29 x 257 x 2910: 0.145 -> 0.018 ms); else, with two kept dimensions of at least 64 and an input element
-  read for several outputs (`_reads_shared`), 4 x 2 outputs per work-item with the
+  matmul 29 x 257 x 2910: 0.145 -> 0.018 ms); else, with two kept dimensions of at least
+  64 and an input element read for several outputs (`_reads_shared`), 4 x 2 outputs per work-item with the
   weights in local memory (`_gpu_output_tiles`). With a reduction, when the innermost
   kept dimension takes all work-items, each computes 4 outputs along the next kept
   dimension if 4 divides it and an input does not depend on it (each weight read serves
@@ -46,7 +46,9 @@
   per compute unit: fewer partial results for the second kernel (H100, dot 2^24: 61 ->
   58 us).
 - CPU (PoCL): one work-item per work-group computing a register tile of about 4 x 16
-  elements (divisors of the sizes preferred) on the two innermost kept dimensions,
+  elements (divisors of the sizes preferred; more rows, up to 12 accumulator vectors,
+  where an input serves them all and they divide the rows: `_accumulator_rows`) on the
+  two innermost kept dimensions,
   reductions outside the tile's element loops, and the widest vector width (16, 8 or
   4) the rule `vector-width` allows (where none fits a divisor, an inner side of 16,
   its last vector partial: `_vector_tile`); where the innermost pw dimension vectorizes wider
@@ -1454,12 +1456,13 @@ def _accumulator_rows(n: int, side: int, most: int) -> int:
     many as keep `ACCUMULATORS` vectors of the side's widest `CPU_LANES`, at most
     `MOST_ROWS`, where those are more than `most` and divide n; else `_rows` of `most`
     (a side of 20 in float4, 5 vectors, keeps 5 rows of 10 instead of 2: fewer rows
-    than the default's were not measured). PoCL, 2 processes x 2
-    alternations, ms: matmul 1023^3 (11 rows of 16 columns for 3) 13.0 -> 7.2, ResNet-50
-    1 x 1 128 to 512 at n = 1 0.68 -> 0.34, tensor contraction 16^6 x 32 11.6 -> 7.3,
-    458 x 4830 x 336 7.7 -> 5.4. A partial last tile of rows lost (127^3: 4 rows 0.068, 6
-    rows 0.094; 13 rows of 6 for 4: 1.07x the time), and so did rows that share no input
-    (a sum over the outer dimension of 1024 x 1024 x 16 in 8 rows: 1.52x)."""
+    than the default's were not measured). PoCL, 2 processes x 2 alternations, ms:
+    matmul 1023^3 (11 rows of 16 columns for 3) 13.0 -> 7.2, ResNet-50 1 x 1 128 to 512
+    at n = 1 0.68 -> 0.34, tensor contraction 16^6 x 32 11.6 -> 7.3, 458 x 4830 x 336
+    7.7 -> 5.4, 59 other changed defaults 0.74x the time (3 slower). A partial last
+    tile of rows lost (127^3: 4 rows 0.068, 6 rows 0.094; 13 rows of 6 for 4: 1.07x the
+    time), and so did rows that share no input (a sum over the outer dimension of 1024
+    x 1024 x 16 in 8 rows: 1.52x)."""
     lanes = next((w for w in CPU_LANES if side % w == 0), 1)
     budget = min(MOST_ROWS, ACCUMULATORS // (side // lanes)) if lanes > 1 else 0
     rows = _rows(n, budget) if budget > most else 0
