@@ -16,7 +16,8 @@
 //   the tile's outer dimension is packed into local memory when its panel over the whole
 //   reduction has at least 16 KB, and a work-group computes about 64 tiles along the dimensions
 //   it does not depend on, keeping 8 work-groups (@panel: 512 x 16 floats, 32 tiles of 8 x 16
-//   along i, B in local memory: rows up to 12 accumulator vectors where they divide the rows; matmul's 16 x 20 floats stay in the cache); where an input is not contiguous along the output's
+//   along i, B in local memory: rows up to 12 accumulator vectors where they divide the rows;
+//   matmul's 16 x 20 floats stay in the cache); where an input is not contiguous along the output's
 //   innermost dimension, it is packed transposed (@contraction: B's f axis last, vectors of 16
 //   along f, rows along b, which A reads contiguously); a work-item computing several tiles,
 //   each over the whole reduction, flushes its results after each tile (combine_layer "pt":

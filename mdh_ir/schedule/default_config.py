@@ -209,7 +209,8 @@ def _gpu_config(op: ComputeOp, device: DeviceInfo) -> Config:
         side, split = _side_and_split(op, device, pair, pw) if many else _few_outputs_split(op, device, pair, pw)
         tries = dict.fromkeys(((side, True), (64, True), (side, False)))
         shapes = [_gpu_register_tiles(op, device, pair, pw, s, split, extend) for s, extend in tries]
-        shapes += [_outer_steps(op, shape) for shape in shapes if len(pw) > 1]
+        if len(pw) > 1:
+            shapes += [_outer_steps(op, shape) for shape in shapes]
     if len(kept) >= 2 and pw and min(sizes[d] for d in kept[-2:]) >= 64 and _reads_shared(op):
         tiled = _gpu_output_tiles(op, device, kept[-2:], pw)
         shapes += [_local_weights(op, tiled, kept[-2]), tiled]
@@ -1463,10 +1464,18 @@ def _accumulator_rows(n: int, side: int, most: int) -> int:
     tile of rows lost (127^3: 4 rows 0.068, 6 rows 0.094; 13 rows of 6 for 4: 1.07x the
     time), and so did rows that share no input (a sum over the outer dimension of 1024
     x 1024 x 16 in 8 rows: 1.52x)."""
-    lanes = next((w for w in CPU_LANES if side % w == 0), 1)
+    lanes = _widest_lanes(side)
     budget = min(MOST_ROWS, ACCUMULATORS // (side // lanes)) if lanes > 1 else 0
-    rows = _rows(n, budget) if budget > most else 0
-    return rows if rows and n % rows == 0 else _rows(n, most)
+    if budget > most:
+        rows = _rows(n, budget)
+        if n % rows == 0:
+            return rows
+    return _rows(n, most)
+
+
+def _widest_lanes(side: int) -> int:
+    """The widest of `CPU_LANES` dividing `side`, else 1 (scalars)."""
+    return next((w for w in CPU_LANES if side % w == 0), 1)
 
 
 def _rows(n: int, most: int) -> int:
@@ -1511,7 +1520,7 @@ def _vector_ops(n: int, side: int) -> float:
     vector's load and FMAs: one a whole vector; where the last tile is partial, one
     for each lane of the vector that crosses its end (`mdh-vectorize` runs it as
     scalars); and `TILE_OPS` a tile, the broadcast of its rows' input."""
-    lanes = next((w for w in CPU_LANES if side % w == 0), 1)
+    lanes = _widest_lanes(side)
     tail = n % side
     vectors = n // side * (side // lanes) + tail // lanes + (lanes if tail % lanes else 0)
     return vectors + TILE_OPS * ceildiv(n, side)
