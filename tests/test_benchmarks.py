@@ -62,9 +62,17 @@ def test_quick_cpu_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert [(r["case"], r["variant"]) for r in rows] == [
         (case, v) for case in ("matmul:small", "reduce_sum:small") for v in variants
     ]
+    first_run = rows[0]["run"]
+    runs = json.loads((tmp_path / "results_cpu.json").read_text())
+    roofline = measure.Roofline(**runs[first_run]["roofline"])
     for r in rows:
         if r["variant"].startswith("clblast"):
             assert r["status"] == "n/a" and ("libclblast" in r["note"] or "no routine" in r["note"])
+            continue
+        if r["variant"] == "copy" and roofline.bound(int(r["bytes"]), int(r["flops"])) == "compute":
+            # the measured roofline decides (matmul:small, 2.4 flops a byte, on a loaded
+            # 2-core machine: 59 GB/s against 112 GFLOP/s)
+            assert r["status"] == "n/a" and r["note"] == "compute-bound case", r
             continue
         assert r["status"] == "ok", r
         assert r["variant"] != "copy" or "copy kernel" in r["note"]
@@ -72,8 +80,6 @@ def test_quick_cpu_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         assert r["repeats"] == "5"
     tuned = [r for r in rows if r["variant"] == "ours tuned"]
     assert all(r["tuning"].startswith("2 evals") and "#mdh.config<" in r["note"] for r in tuned)
-    first_run = rows[0]["run"]
-    runs = json.loads((tmp_path / "results_cpu.json").read_text())
     assert list(runs) == [first_run] and runs[first_run]["roofline"]["copy_bandwidth"] > 0
 
     text = (tmp_path / "RESULTS.md").read_text()
